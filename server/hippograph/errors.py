@@ -1,0 +1,51 @@
+"""The errors hippograph raises on purpose.
+
+    HippographError                 base: message says what was wrong and what to do instead
+    ├── InvalidInput                a caller sent something we cannot store or answer
+    │   └── SecretDetected          content holds a credential; nothing was written
+    ├── NotFound                    an id or name that does not exist (in this scope)
+    ├── InvalidTransition           a lifecycle change the fact's state forbids
+    └── StoreError                  the data dir cannot be used
+        ├── DataDirNotWritable
+        ├── SchemaTooNew            written by a newer hippograph: we refuse to touch it
+        └── ModelUnavailable        the embedding model cannot be loaded
+
+The MCP layer turns every HippographError into a tool error the model can read; any other
+exception is a bug and reaches the client only as "Error executing tool".
+"""
+
+
+class HippographError(Exception):
+    """Base of every anticipated failure; ``str(err)`` is safe to show a caller."""
+
+
+class InvalidInput(HippographError):
+    pass
+
+
+class SecretDetected(InvalidInput):
+    pass
+
+
+class NotFound(HippographError):
+    pass
+
+
+class InvalidTransition(HippographError):
+    pass
+
+
+class StoreError(HippographError):
+    pass
+
+
+class DataDirNotWritable(StoreError):
+    pass
+
+
+class SchemaTooNew(StoreError):
+    pass
+
+
+class ModelUnavailable(StoreError):
+    pass

@@ -1,0 +1,161 @@
+"""Domain values and the typed shapes at the boundary.
+
+Enums and the frozen ``Fact`` / ``Entity`` records are what every layer passes around;
+the pydantic models are the structured output the MCP tools return. This module imports
+no database, MCP or I/O library: it is the bottom of the dependency graph.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from enum import StrEnum
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+
+class FactKind(StrEnum):
+    FACT = "fact"
+    PREFERENCE = "preference"
+    PROCEDURE = "procedure"
+    DECISION = "decision"
+    CORRECTION = "correction"
+    NEGATIVE = "negative"
+    EPISODE = "episode"
+
+
+class FactStatus(StrEnum):
+    STAGED = "staged"
+    CONFIRMED = "confirmed"
+    SUPERSEDED = "superseded"
+    RETRACTED = "retracted"
+
+    @property
+    def is_active(self) -> bool:
+        return self in (FactStatus.STAGED, FactStatus.CONFIRMED)
+
+
+class Source(StrEnum):
+    USER_EDIT = "user_edit"
+    FILE = "file"
+    SYSTEM = "system"
+    CONVERSATION = "conversation"
+    IMPORT = "import"
+
+
+class Provenance(StrEnum):
+    USER_STATED = "user_stated"
+    USER_CORRECTED = "user_corrected"
+    OBSERVED = "observed"
+    INFERRED = "inferred"
+    EXTRACTED = "extracted"
+
+
+class TtlPolicy(StrEnum):
+    KEEP_FOREVER = "keep_forever"
+    DECAY = "decay"
+    EPHEMERAL = "ephemeral"
+
+
+GLOBAL_SCOPE = "global"
+
+
+@dataclass(frozen=True, slots=True)
+class Fact:
+    """One natural-language statement and its lifecycle state (times are UTC-aware)."""
+
+    id: str
+    content: str
+    kind: FactKind
+    status: FactStatus
+    confidence: float
+    source: Source
+    provenance: Provenance
+    scope: str
+    created_at: datetime
+    valid_from: datetime
+    valid_until: datetime | None = None
+    event_time: datetime | None = None
+    last_accessed: datetime | None = None
+    access_count: int = 0
+    pinned: bool = False
+    ttl_policy: TtlPolicy = TtlPolicy.DECAY
+    expires_at: datetime | None = None
+    subject: str | None = None
+    predicate: str | None = None
+    object: str | None = None
+    tags: tuple[str, ...] = ()
+    session_id: str | None = None
+    evidence: str | None = None
+    status_reason: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Entity:
+    id: str
+    name: str
+    type: str
+    scope: str
+    aliases: tuple[str, ...] = ()
+    summary: str = ""
+    mention_count: int = 0
+    first_seen: datetime | None = None
+    last_mentioned: datetime | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class EntityRef:
+    """An entity named by a caller: a name, optionally typed."""
+
+    name: str
+    type: str = "concept"
+    aliases: tuple[str, ...] = field(default=())
+
+
+# ---------------------------------------------------------------- tool outputs
+
+
+class EntityOut(BaseModel):
+    id: str = Field(description="Stable entity id.")
+    name: str = Field(description="Canonical name.")
+    type: str = Field(description="person, project, organization, place, concept, tool, ...")
+    created: bool = Field(default=False, description="True if this call created the entity.")
+
+
+class FactOut(BaseModel):
+    id: str = Field(description="Stable fact id, usable with correct/confirm/explain/forget/link.")
+    content: str
+    kind: str
+    status: str = Field(description="staged, confirmed, superseded or retracted.")
+    confidence: float
+    scope: str
+    source: str
+    tags: list[str] = Field(default_factory=list)
+    entities: list[str] = Field(default_factory=list, description="Names of linked entities.")
+    created_at: str = Field(description="ISO 8601, UTC.")
+    event_time: str | None = Field(default=None, description="When the fact happened (ISO 8601), if known.")
+    valid_until: str | None = None
+    session_id: str | None = None
+
+
+class RememberOut(FactOut):
+    superseded: list[str] = Field(default_factory=list, description="Ids of facts this one replaced.")
+    contradicts: list[str] = Field(
+        default_factory=list, description="Ids of active facts this one conflicts with (both kept)."
+    )
+    linked_entities: list[EntityOut] = Field(default_factory=list)
+
+
+class SearchHit(FactOut):
+    score: float = Field(description="Final fused score; higher is better.")
+    reasons: dict[str, Any] = Field(
+        default_factory=dict,
+        description="Why this fact is here: per-channel rank and score (vector, fts, entity, graph).",
+    )
+
+
+class SearchOut(BaseModel):
+    query: str
+    results: list[SearchHit]
+    notes: list[str] = Field(default_factory=list, description="Anything degraded or worth knowing.")
