@@ -7,6 +7,7 @@ no database, MCP or I/O library: it is the bottom of the dependency graph.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
@@ -59,6 +60,13 @@ class TtlPolicy(StrEnum):
 
 
 GLOBAL_SCOPE = "global"
+
+_WORDS = re.compile(r"\w+")
+
+
+def name_key(name: str) -> str:
+    """How entity names and aliases are compared: case-, punctuation- and spacing-insensitive."""
+    return " ".join(_WORDS.findall(name.casefold()))
 
 
 @dataclass(frozen=True, slots=True)

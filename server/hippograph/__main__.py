@@ -1,0 +1,5 @@
+import sys
+
+from hippograph.cli import main
+
+sys.exit(main())

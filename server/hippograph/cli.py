@@ -1,0 +1,120 @@
+"""The ``hippograph`` console script: the composition root.
+
+It reads settings once (environment, then flags on top), opens ``Memory`` and hands it to
+the MCP server or a one-shot command. Exit codes: 0 ok, 1 a command failed, 2 bad usage
+or an unusable data dir (nothing was touched).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from hippograph import __version__
+from hippograph.config import Settings
+from hippograph.errors import HippographError, StoreError
+
+log = logging.getLogger("hippograph")
+
+EXIT_OK, EXIT_FAILED, EXIT_UNUSABLE = 0, 1, 2
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="hippograph", description="Long-term graph memory over MCP.")
+    parser.add_argument("--version", action="version", version=f"hippograph {__version__}")
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--data-dir", type=Path, help="data dir (env HIPPOGRAPH_DATA_DIR)")
+    common.add_argument("--log-level", choices=["DEBUG", "INFO", "WARNING", "ERROR"])
+    sub = parser.add_subparsers(dest="command")
+
+    serve = sub.add_parser("serve", parents=[common], help="run the MCP server (default: stdio)")
+    serve.add_argument("--transport", choices=["stdio", "sse", "http"], help="env HIPPOGRAPH_TRANSPORT")
+    serve.add_argument("--host", help="bind address for sse/http (default 127.0.0.1)")
+    serve.add_argument("--port", type=int, help="port for sse/http (default 8765)")
+
+    search = sub.add_parser("search", parents=[common], help="search memory, as the search tool does")
+    search.add_argument("query")
+    search.add_argument("--limit", type=int, default=10)
+    search.add_argument("--scope")
+    search.add_argument("--json", action="store_true", help="print JSON")
+
+    stats = sub.add_parser("stats", parents=[common], help="counts of what memory holds")
+    stats.add_argument("--json", action="store_true", help="print JSON")
+    return parser
+
+
+def _settings(args: argparse.Namespace) -> Settings:
+    overrides: dict[str, Any] = {
+        key: value
+        for key in ("data_dir", "log_level", "transport", "host", "port")
+        if (value := getattr(args, key, None)) is not None
+    }
+    return Settings(**overrides)
+
+
+def _configure_logging(level: str) -> None:
+    # stderr only: on stdio, stdout carries the protocol.
+    logging.basicConfig(
+        stream=sys.stderr, level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+    )
+    for noisy in ("httpx", "fastembed", "uvicorn.access"):
+        logging.getLogger(noisy).setLevel(logging.WARNING)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    command = args.command or "serve"
+    try:
+        settings = _settings(args)
+    except ValueError as err:
+        print(f"hippograph: invalid setting: {err}", file=sys.stderr)
+        return EXIT_UNUSABLE
+    _configure_logging(settings.log_level)
+
+    from hippograph.memory import Memory  # deferred: loads the database engines
+
+    try:
+        memory = Memory.open(settings)
+    except StoreError as err:
+        print(f"hippograph: {err}", file=sys.stderr)
+        return EXIT_UNUSABLE
+    try:
+        if command == "serve":
+            from hippograph.mcp_app import build_server, run
+
+            log.info("hippograph %s serving %s from %s", __version__, settings.transport, settings.data_dir)
+            run(build_server(memory), settings)
+            return EXIT_OK
+        if command == "search":
+            out = memory.search(args.query, limit=args.limit, scope=args.scope)
+            if args.json:
+                print(out.model_dump_json(indent=2))
+            else:
+                for i, hit in enumerate(out.results, 1):
+                    print(
+                        f"{i:>2}. [{hit.id}] {hit.content}  ({hit.kind}, {hit.status}, score {hit.score:.4f})"
+                    )
+                if not out.results:
+                    print("no results")
+            return EXIT_OK
+        if command == "stats":
+            stats = memory.stats()
+            print(
+                json.dumps(stats, indent=2) if args.json else "\n".join(f"{k}: {v}" for k, v in stats.items())
+            )
+            return EXIT_OK
+        raise AssertionError(f"unhandled command {command}")
+    except HippographError as err:
+        print(f"hippograph: {err}", file=sys.stderr)
+        return EXIT_FAILED
+    finally:
+        memory.close()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

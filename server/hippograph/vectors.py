@@ -1,0 +1,174 @@
+"""LanceDB adapter: the only module that speaks Lance.
+
+LanceDB holds, per fact and per entity, the text, its vector and the few columns that
+candidate search filters on. It is an index over Kùzu and can always be rebuilt from it:
+a table written by another schema version or another embedding model is dropped and
+rebuilt at start. Every filter is built from validated values (``_sql_literal``).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import threading
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import lancedb
+import numpy as np
+import pyarrow as pa
+from lancedb.index import FTS
+
+from hippograph.schema import lance_table_spec
+
+log = logging.getLogger(__name__)
+
+_TABLES = ("facts", "entities")
+_META_KEY = b"hippograph"
+_ARROW_TYPES = {"string": pa.string(), "timestamp": pa.timestamp("us", tz="UTC")}
+# Ids are ours (prefix + hex); anything else in a filter is a bug or an attack.
+_ID = re.compile(r"^[a-z]_[0-9a-f]{16}$")
+# Compact the fragments small appends leave behind once this many accumulate.
+_OPTIMIZE_EVERY = 200
+
+
+def _sql_literal(value: str) -> str:
+    return "'" + value.replace("'", "''") + "'"
+
+
+def id_list(ids: Iterable[str]) -> str:
+    checked = []
+    for value in ids:
+        if not _ID.match(value):
+            raise ValueError(f"not a hippograph id: {value!r}")
+        checked.append(_sql_literal(value))
+    return "(" + ", ".join(checked) + ")"
+
+
+@dataclass(frozen=True)
+class Hit:
+    id: str
+    score: float  # cosine similarity for vectors, BM25 for full text
+    rank: int  # 1-based
+
+
+@dataclass(frozen=True)
+class Filter:
+    """What candidate search may return; None means no restriction."""
+
+    statuses: Sequence[str] | None = None
+    scopes: Sequence[str] | None = None
+    kinds: Sequence[str] | None = None
+
+    def sql(self) -> str | None:
+        clauses = []
+        for column, values in (("status", self.statuses), ("scope", self.scopes), ("kind", self.kinds)):
+            if values is not None:
+                clauses.append(f"{column} IN ({', '.join(_sql_literal(v) for v in values)})")
+        return " AND ".join(clauses) or None
+
+
+def _arrow_schema(table: str, dim: int, model: str) -> pa.Schema:
+    spec = lance_table_spec(table)
+    fields = []
+    for field in spec["fields"]:
+        kind = pa.list_(pa.float32(), dim) if field["type"] == "vector" else _ARROW_TYPES[field["type"]]
+        fields.append(pa.field(field["name"], kind, nullable=field["nullable"]))
+    meta = {"version": spec["version"], "model": model, "dim": dim}
+    return pa.schema(fields, metadata={_META_KEY: json.dumps(meta).encode()})
+
+
+class VectorStore:
+    def __init__(self, path: Path, *, dim: int, model: str) -> None:
+        self._db = lancedb.connect(str(path))
+        self._dim = dim
+        self._lock = threading.Lock()
+        self._pending_fragments = 0
+        self.rebuilt: set[str] = set()
+        self._tables = {name: self._open(name, model) for name in _TABLES}
+
+    def _open(self, name: str, model: str) -> Any:
+        schema = _arrow_schema(name, self._dim, model)
+        if name in self._db.list_tables().tables:
+            table = self._db.open_table(name)
+            if (table.schema.metadata or {}).get(_META_KEY) == schema.metadata[_META_KEY]:
+                return table
+            log.warning("LanceDB table %r was built for another schema or model: rebuilding it", name)
+            self._db.drop_table(name)
+            self.rebuilt.add(name)
+        table = self._db.create_table(name, schema=schema)
+        table.create_index("text", config=FTS())
+        return table
+
+    # ------------------------------------------------------------ writes
+
+    def add(self, table: str, rows: Sequence[Mapping[str, Any]], vectors: np.ndarray) -> None:
+        if not rows:
+            return
+        records = []
+        for row, vector in zip(rows, vectors, strict=True):
+            record = dict(row)
+            record["vector"] = vector.astype(np.float32)
+            for key in ("created_at", "event_time"):
+                if isinstance(record.get(key), datetime):
+                    record[key] = record[key].astimezone(UTC)
+            records.append(record)
+        with self._lock:
+            self._tables[table].add(records)
+            self._pending_fragments += 1
+            if self._pending_fragments >= _OPTIMIZE_EVERY:
+                self._optimize_locked()
+
+    def set_status(self, ids: Sequence[str], status: str) -> None:
+        if not ids:
+            return
+        with self._lock:
+            self._tables["facts"].update(where=f"id IN {id_list(ids)}", values={"status": status})
+
+    def delete(self, table: str, ids: Sequence[str]) -> None:
+        if not ids:
+            return
+        with self._lock:
+            self._tables[table].delete(f"id IN {id_list(ids)}")
+
+    def optimize(self) -> None:
+        with self._lock:
+            self._optimize_locked()
+
+    def _optimize_locked(self) -> None:
+        for table in self._tables.values():
+            table.optimize()
+        self._pending_fragments = 0
+
+    # ------------------------------------------------------------ reads
+
+    def ids(self, table: str) -> dict[str, str]:
+        """id -> status (facts) or type (entities), for reconciliation with the graph."""
+        column = "status" if table == "facts" else "type"
+        data = self._tables[table].search().select(["id", column]).limit(None).to_arrow()
+        return dict(zip(data.column("id").to_pylist(), data.column(column).to_pylist(), strict=True))
+
+    def vector_search(self, table: str, vector: np.ndarray, k: int, where: Filter | None = None) -> list[Hit]:
+        query = self._tables[table].search(vector.astype(np.float32)).distance_type("cosine").limit(k)
+        clause = where.sql() if where else None
+        if clause:
+            query = query.where(clause, prefilter=True)
+        rows = query.select(["id", "_distance"]).to_list()
+        return [Hit(r["id"], 1.0 - float(r["_distance"]), i) for i, r in enumerate(rows, 1)]
+
+    def text_search(self, table: str, text: str, k: int, where: Filter | None = None) -> list[Hit]:
+        if not text.strip():
+            return []
+        query = self._tables[table].search(text, query_type="fts").limit(k)
+        clause = where.sql() if where else None
+        if clause:
+            query = query.where(clause, prefilter=True)
+        rows = query.select(["id", "_score"]).to_list()
+        return [Hit(r["id"], float(r["_score"]), i) for i, r in enumerate(rows, 1)]
+
+    def count(self, table: str) -> int:
+        return int(self._tables[table].count_rows())

@@ -1,0 +1,60 @@
+"""Shared fixtures: a real embedding model, real stores in temp dirs, real server processes."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from hippograph.config import DEFAULT_MODEL, Settings
+from hippograph.embed import FastEmbedder, assemble_default_model
+from hippograph.memory import Memory
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.fixture(scope="session")
+def models_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    # Assembled once per run and shared, like a user's data dir would share it across restarts.
+    path = tmp_path_factory.mktemp("models")
+    assemble_default_model(path)
+    return path
+
+
+@pytest.fixture(scope="session")
+def embedder(models_dir: Path) -> FastEmbedder:
+    return FastEmbedder(DEFAULT_MODEL, models_dir)
+
+
+@pytest.fixture
+def settings(tmp_path: Path, models_dir: Path) -> Settings:
+    return Settings(data_dir=tmp_path / "data", models_dir=models_dir)
+
+
+@pytest.fixture
+def memory(settings: Settings, embedder: FastEmbedder) -> Iterator[Memory]:
+    mem = Memory.open(settings, embedder=embedder)
+    yield mem
+    mem.close()
+
+
+def server_env(data_dir: Path, models_dir: Path, **extra: str) -> dict[str, str]:
+    """The environment a real client would give a server process: only what it needs."""
+    env = {
+        "PATH": os.environ.get("PATH", ""),
+        "HOME": os.environ.get("HOME", str(data_dir)),
+        "HIPPOGRAPH_DATA_DIR": str(data_dir),
+        "HIPPOGRAPH_MODELS_DIR": str(models_dir),
+        "HIPPOGRAPH_LOG_LEVEL": "WARNING",
+    }
+    env.update(extra)
+    return env
+
+
+PYTHON = sys.executable
