@@ -43,6 +43,12 @@ def _parser() -> argparse.ArgumentParser:
     search.add_argument("--scope")
     search.add_argument("--json", action="store_true", help="print JSON")
 
+    maintain = sub.add_parser(
+        "maintain", parents=[common], help="run the maintenance pass: promotion, decay, expiry, cleanup"
+    )
+    maintain.add_argument("--now", help="pretend it is this time (ISO 8601), e.g. to preview decay")
+    maintain.add_argument("--json", action="store_true", help="print JSON")
+
     stats = sub.add_parser("stats", parents=[common], help="counts of what memory holds")
     stats.add_argument("--json", action="store_true", help="print JSON")
     return parser
@@ -88,6 +94,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             from hippograph.mcp_app import build_server, run
 
             log.info("hippograph %s serving %s from %s", __version__, settings.transport, settings.data_dir)
+            memory.start_background()
             run(build_server(memory), settings)
             return EXIT_OK
         if command == "search":
@@ -101,6 +108,16 @@ def main(argv: Sequence[str] | None = None) -> int:
                     )
                 if not out.results:
                     print("no results")
+            return EXIT_OK
+        if command == "maintain":
+            from hippograph.query_intent import parse_time_bound
+
+            now = parse_time_bound(args.now, memory.clock(), end=False) if args.now else None
+            report = memory.maintain(now)
+            if args.json:
+                print(report.model_dump_json(indent=2))
+            else:
+                print("\n".join(f"{k}: {v}" for k, v in report.model_dump().items()))
             return EXIT_OK
         if command == "stats":
             stats = memory.stats()

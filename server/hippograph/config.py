@@ -50,6 +50,18 @@ class Settings(BaseSettings):
     )
     kuzu_buffer_pool_bytes: int = Field(default=256 << 20, ge=16 << 20)
 
+    # Lifecycle (see lifecycle.LifecyclePolicy for the rest of the defaults).
+    promotion_accesses: int = Field(default=3, ge=1, description="Accesses that promote staged -> confirmed.")
+    grace_days: float = Field(default=7.0, ge=0, description="Days of no decay after last use.")
+    retract_below: float = Field(default=0.2, ge=0, description="Relevance under which maintenance retracts.")
+    maintenance_interval_s: float = Field(
+        default=3600.0, ge=0, description="0 turns the background pass off."
+    )
+    access_flush_s: float = Field(default=1.0, gt=0, description="How often recorded accesses are applied.")
+
+    default_budget_tokens: int = Field(default=1000, ge=50)
+    max_budget_tokens: int = Field(default=16000, ge=100)
+
     @field_validator("data_dir", "models_dir", mode="after")
     @classmethod
     def _expand(cls, value: Path | None) -> Path | None:

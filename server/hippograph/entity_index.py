@@ -34,9 +34,15 @@ class EntityIndex:
 
     def put(self, entity: Entity) -> None:
         with self._lock:
-            self._by_id[entity.id] = entity
+            self._by_id[entity.id] = entity  # replaces a stale copy (counts, aliases)
             for label in (entity.name, *entity.aliases):
                 self._by_key.setdefault((entity.scope, name_key(label)), entity.id)
+
+    def remove(self, entity_id: str) -> None:
+        with self._lock:
+            self._by_id.pop(entity_id, None)
+            for key in [k for k, v in self._by_key.items() if v == entity_id]:
+                del self._by_key[key]
 
     def get(self, entity_id: str) -> Entity | None:
         return self._by_id.get(entity_id)

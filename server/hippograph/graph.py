@@ -143,6 +143,10 @@ def _entity_from_row(row: Mapping[str, Any]) -> Entity:
     )
 
 
+def _edge_props(props: Mapping[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in props.items() if not k.startswith("_") and v is not None}
+
+
 @dataclass(frozen=True)
 class EdgeRow:
     """A typed edge as stored: used by explain, export and graph expansion."""
@@ -253,6 +257,13 @@ class GraphStore:
                     "MERGE (m:Meta {key: $key}) SET m.value = $value",
                     {"key": "schema_version", "value": str(migration.version)},
                 )
+
+    def get_meta(self, key: str) -> str | None:
+        rows = self._run("MATCH (m:Meta {key: $key}) RETURN m.value AS v", {"key": key})
+        return rows[0]["v"] if rows else None
+
+    def set_meta(self, key: str, value: str) -> None:
+        self._run("MERGE (m:Meta {key: $key}) SET m.value = $value", {"key": key, "value": value})
 
     # ------------------------------------------------------------ facts
 
@@ -381,6 +392,114 @@ class GraphStore:
         for row in rows:
             names.setdefault(row["fid"], []).append(row["name"])
         return names
+
+    def active_facts(self) -> Iterator[Fact]:
+        for row in self._run("MATCH (f:Fact) WHERE f.status IN ['staged', 'confirmed'] RETURN f"):
+            yield _fact_from_row(row["f"])
+
+    def has_edge(self, edge: str, src: str, dst: str) -> bool:
+        if edge not in _FACT_EDGE_PROPS:
+            raise ValueError(f"unknown fact edge {edge!r}")
+        rows = self._run(
+            f"MATCH (a:Fact {{id: $src}})-[:{edge}]->(b:Fact {{id: $dst}}) RETURN count(*) AS n",
+            {"src": src, "dst": dst},
+        )
+        return bool(rows[0]["n"])
+
+    def orphan_entities(self) -> list[str]:
+        """Entities no fact is about and no relation touches."""
+        rows = self._run(
+            "MATCH (e:Entity) WHERE NOT EXISTS { MATCH (e)<-[:ABOUT]-(:Fact) } "
+            "AND NOT EXISTS { MATCH (e)-[:RELATES]-(:Entity) } RETURN e.id AS id"
+        )
+        return [r["id"] for r in rows]
+
+    def delete_entities(self, entity_ids: Sequence[str]) -> None:
+        if entity_ids:
+            self._run("MATCH (e:Entity) WHERE e.id IN $ids DETACH DELETE e", {"ids": list(entity_ids)})
+
+    # ------------------------------------------------------------ traversal
+
+    def fact_edges(self, fact_ids: Sequence[str], edge_types: Sequence[str] = FACT_EDGES) -> list[EdgeRow]:
+        """Fact-to-fact edges touching ``fact_ids``, either direction, with weight where stored."""
+        if not fact_ids or not edge_types:
+            return []
+        unknown = set(edge_types) - set(FACT_EDGES)
+        if unknown:
+            raise ValueError(f"unknown fact edges {sorted(unknown)}")
+        rows = self._run(
+            f"MATCH (a:Fact)-[r:{'|'.join(edge_types)}]->(b:Fact) WHERE a.id IN $ids OR b.id IN $ids "
+            "RETURN label(r) AS type, a.id AS src, b.id AS dst, r AS props",
+            {"ids": list(fact_ids)},
+        )
+        return [EdgeRow(r["type"], r["src"], r["dst"], _edge_props(r["props"])) for r in rows]
+
+    def about_edges(self, fact_ids: Sequence[str]) -> list[EdgeRow]:
+        if not fact_ids:
+            return []
+        rows = self._run(
+            "MATCH (f:Fact)-[r:ABOUT]->(e:Entity) WHERE f.id IN $ids "
+            "RETURN f.id AS src, e.id AS dst, r.role AS role",
+            {"ids": list(fact_ids)},
+        )
+        return [EdgeRow("ABOUT", r["src"], r["dst"], {"role": r["role"]}) for r in rows]
+
+    def facts_about(self, entity_id: str, *, limit: int, statuses: Sequence[str]) -> list[str]:
+        """The most recent facts ABOUT one entity: bounded, so a hub cannot flood expansion."""
+        rows = self._run(
+            "MATCH (f:Fact)-[:ABOUT]->(e:Entity {id: $eid}) WHERE f.status IN $statuses "
+            "RETURN f.id AS id ORDER BY f.created_at DESC LIMIT $limit",
+            {"eid": entity_id, "statuses": list(statuses), "limit": limit},
+        )
+        return [r["id"] for r in rows]
+
+    def entity_relations(self, entity_ids: Sequence[str]) -> list[EdgeRow]:
+        if not entity_ids:
+            return []
+        rows = self._run(
+            "MATCH (a:Entity)-[r:RELATES]->(b:Entity) WHERE a.id IN $ids OR b.id IN $ids "
+            "RETURN a.id AS src, b.id AS dst, r.predicate AS predicate, r.weight AS weight, "
+            "r.fact_id AS fact_id",
+            {"ids": list(entity_ids)},
+        )
+        return [
+            EdgeRow(
+                "RELATES",
+                r["src"],
+                r["dst"],
+                {"predicate": r["predicate"], "weight": r["weight"], "fact_id": r["fact_id"]},
+            )
+            for r in rows
+        ]
+
+    def tag_neighbours(self, fact_ids: Sequence[str], *, limit: int) -> list[EdgeRow]:
+        """Facts sharing a tag with ``fact_ids`` (at most ``limit`` rows in all)."""
+        if not fact_ids:
+            return []
+        rows = self._run(
+            "MATCH (a:Fact)-[:HAS_TAG]->(t:Tag)<-[:HAS_TAG]-(b:Fact) WHERE a.id IN $ids AND a.id <> b.id "
+            "RETURN a.id AS src, b.id AS dst, t.name AS tag LIMIT $limit",
+            {"ids": list(fact_ids), "limit": limit},
+        )
+        return [EdgeRow("HAS_TAG", r["src"], r["dst"], {"tag": r["tag"]}) for r in rows]
+
+    def chain(self, fact_id: str, edge: str, *, newer: bool, max_depth: int = 30) -> list[tuple[str, int]]:
+        """Facts reachable along ``edge`` from ``fact_id`` (or into it when ``newer``), with hop counts."""
+        if edge not in _FACT_EDGE_PROPS:
+            raise ValueError(f"unknown fact edge {edge!r}")
+        pattern = f"<-[:{edge}*1..{int(max_depth)}]-" if newer else f"-[:{edge}*1..{int(max_depth)}]->"
+        rows = self._run(
+            f"MATCH p = (a:Fact {{id: $id}}){pattern}(b:Fact) RETURN b.id AS id, min(length(p)) AS hops "
+            "ORDER BY hops",
+            {"id": fact_id},
+        )
+        return [(r["id"], int(r["hops"])) for r in rows]
+
+    def entities(self, entity_ids: Sequence[str]) -> dict[str, Entity]:
+        if not entity_ids:
+            return {}
+        rows = self._run("MATCH (e:Entity) WHERE e.id IN $ids RETURN e", {"ids": list(entity_ids)})
+        return {r["e"]["id"]: _entity_from_row(r["e"]) for r in rows}
 
     # ------------------------------------------------------------ stats
 

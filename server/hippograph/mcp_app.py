@@ -9,9 +9,10 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable
 from typing import Annotated, Any, Literal, ParamSpec, TypeVar
+from urllib.parse import unquote
 
 from mcp.server.mcpserver import MCPServer
-from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.mcpserver.exceptions import ResourceError, ToolError
 from mcp.server.transport_security import TransportSecuritySettings
 from mcp_types import ToolAnnotations
 from pydantic import Field
@@ -20,7 +21,7 @@ from hippograph import __version__
 from hippograph.config import Settings
 from hippograph.errors import HippographError
 from hippograph.memory import Memory
-from hippograph.models import RememberOut, SearchOut
+from hippograph.models import CorrectOut, ExplainOut, FactOut, LinkOut, RecallOut, RememberOut, SearchOut
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -37,6 +38,8 @@ hippograph is your long-term memory about the user and their work, kept across c
 
 Kind = Literal["fact", "preference", "procedure", "decision", "correction", "negative", "episode"]
 SourceName = Literal["user_edit", "file", "system", "conversation", "import"]
+StatusName = Literal["staged", "confirmed", "superseded", "retracted"]
+DEFAULT_CONTEXT_QUERY = "the user: who they are, their preferences, projects and recent decisions"
 
 
 def _tool_errors(fn: Callable[P, R]) -> Callable[P, R]:
@@ -106,6 +109,12 @@ def build_server(memory: Memory) -> MCPServer:
         session_id: Annotated[
             str | None, Field(description="Conversation id: facts of one session are linked in order.")
         ] = None,
+        ttl: Annotated[
+            Literal["decay", "keep_forever", "ephemeral"] | None,
+            Field(
+                description="decay (default): fades unless used; keep_forever; ephemeral: expires in a day."
+            ),
+        ] = None,
     ) -> RememberOut:
         """Store one durable fact, preference, decision or procedure in long-term memory.
 
@@ -127,26 +136,198 @@ def build_server(memory: Memory) -> MCPServer:
             scope=scope,
             event_time=event_time,
             session_id=session_id,
+            ttl=ttl,
         )
 
     @server.tool(
         title="Search memory",
-        annotations=ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True),
+        annotations=ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=False),
     )
     @_tool_errors
     def search(
         query: Annotated[str, Field(description="Words or a question, e.g. 'where does Alice live'.")],
         limit: Annotated[int | None, Field(description="How many results (1-100, default 10).")] = None,
+        kind: Annotated[
+            list[Kind] | None, Field(description="Only these kinds, e.g. ['preference'].")
+        ] = None,
+        entity: Annotated[str | None, Field(description="Only facts about this entity (name or id).")] = None,
+        tags: Annotated[list[str] | None, Field(description="Only facts with any of these tags.")] = None,
+        status: Annotated[
+            list[StatusName] | None, Field(description="Only these statuses (default: staged and confirmed).")
+        ] = None,
+        after: Annotated[
+            str | None,
+            Field(description="Only facts from this time on: ISO date or 'last week', 'in May 2023'."),
+        ] = None,
+        before: Annotated[str | None, Field(description="Only facts before this time (same forms).")] = None,
         scope: Annotated[
             str | None, Field(description="Search this scope and global (default: global only).")
         ] = None,
+        include_history: Annotated[
+            bool, Field(description="Also return superseded and forgotten facts.")
+        ] = False,
+        as_of: Annotated[
+            str | None, Field(description="Show what memory believed at this time (ISO 8601).")
+        ] = None,
     ) -> SearchOut:
-        """Find stored facts by meaning and by keyword, best first, each with the reasons it matched.
+        """Find stored facts by meaning, keyword, named entities and graph links, best first.
 
-        Use it before answering anything that may depend on what you were told earlier. Example:
+        Each result says why it matched (channels, ranks, graph path). Use it before answering
+        anything that may depend on what you were told earlier. Example:
         search(query="what does Alice drink in the morning", limit=5)
+        search(query="deploy steps", kind=["procedure"], entity="Project Apollo")
         """
-        return memory.search(query, limit=limit, scope=scope)
+        return memory.search(
+            query,
+            limit=limit,
+            kind=kind,
+            entity=entity,
+            tags=tags,
+            status=status,
+            after=after,
+            before=before,
+            scope=scope,
+            include_history=include_history,
+            as_of=as_of,
+        )
+
+    @server.tool(
+        title="Recall context",
+        annotations=ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=False),
+    )
+    @_tool_errors
+    def recall(
+        context: Annotated[
+            str, Field(description="What you are working on or asked, e.g. 'planning Alice's birthday'.")
+        ],
+        budget_tokens: Annotated[
+            int | None, Field(description="Most tokens the narrative may use (default 1000).")
+        ] = None,
+        scope: Annotated[str | None, Field(description="Scope to recall from, plus global.")] = None,
+    ) -> RecallOut:
+        """Recall what memory holds about a task: a markdown narrative that fits a token budget
+        (facts grouped by entity, entity profiles, timeline, evidence) plus the ranked facts.
+
+        Use it at the start of a task or conversation. Example:
+        recall(context="Alice's travel plans", budget_tokens=600)
+        """
+        return memory.recall(context, budget_tokens=budget_tokens, scope=scope)
+
+    @server.tool(
+        title="Correct a fact",
+        annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False),
+    )
+    @_tool_errors
+    def correct(
+        content: Annotated[str, Field(description="The corrected statement, e.g. 'Alice lives in Paris'.")],
+        fact_id: Annotated[
+            str | None, Field(description="Id of the wrong fact (from search results).")
+        ] = None,
+        query: Annotated[
+            str | None, Field(description="Or: words that find the wrong fact (its best match is corrected).")
+        ] = None,
+        kind: Annotated[
+            Kind | None, Field(description="Kind of the new fact (default: the old one's).")
+        ] = None,
+        tags: Annotated[list[str] | None, Field(description="Tags (default: the old one's).")] = None,
+        object: Annotated[str | None, Field(description="The corrected value, if the fact has one.")] = None,
+        event_time: Annotated[str | None, Field(description="When it happened (ISO 8601).")] = None,
+    ) -> CorrectOut:
+        """Replace a wrong or outdated fact. The old fact is kept as history (superseded) and
+        linked to the new one, so the change can be explained. Prefer this to remembering a
+        contradicting fact. Example:
+        correct(fact_id="f_0123456789abcdef", content="Alice moved to Paris in 2025")
+        """
+        return memory.correct(
+            content, fact_id=fact_id, query=query, kind=kind, tags=tags, object=object, event_time=event_time
+        )
+
+    @server.tool(
+        title="Confirm a fact",
+        annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True),
+    )
+    @_tool_errors
+    def confirm(
+        fact_id: Annotated[str, Field(description="Id of the fact the user confirmed.")],
+    ) -> FactOut:
+        """Pin a fact the user confirmed: confidence 1, status confirmed, it never decays.
+        Example: confirm(fact_id="f_0123456789abcdef")
+        """
+        return memory.confirm(fact_id)
+
+    @server.tool(
+        title="Forget a fact",
+        annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=True),
+    )
+    @_tool_errors
+    def forget(
+        fact_id: Annotated[str, Field(description="Id of the fact to forget.")],
+        reason: Annotated[str | None, Field(description="Why, e.g. 'user asked', 'no longer true'.")] = None,
+    ) -> FactOut:
+        """Retract a fact: it no longer appears in search or recall, but stays in history
+        (search with include_history=true, explain). Example:
+        forget(fact_id="f_0123456789abcdef", reason="user asked to forget it")
+        """
+        return memory.forget(fact_id, reason)
+
+    @server.tool(
+        title="Explain a fact",
+        annotations=ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True),
+    )
+    @_tool_errors
+    def explain(
+        fact_id: Annotated[str, Field(description="Id of the fact to explain.")],
+    ) -> ExplainOut:
+        """Show where a fact came from and how it stands: source, provenance, evidence,
+        supersedes chain both ways, contradictions, linked entities, edges, access count and
+        its current relevance with each term. Example: explain(fact_id="f_0123456789abcdef")
+        """
+        return memory.explain(fact_id)
+
+    @server.tool(
+        title="Link facts or entities",
+        annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True),
+    )
+    @_tool_errors
+    def link(
+        from_id: Annotated[str, Field(description="Fact id (f_...) or entity id (e_...).")],
+        to_id: Annotated[str, Field(description="Fact id (f_...) or entity id (e_...).")],
+        relation: Annotated[
+            str,
+            Field(
+                description="Between facts: relates_to, causes, derived_from, contradicts, supersedes. "
+                "Between entities: any predicate, e.g. 'works_at'. Fact to entity: 'about'."
+            ),
+        ],
+        weight: Annotated[float | None, Field(description="0..1, how strong (default 1).")] = None,
+    ) -> LinkOut:
+        """Add a typed edge that later retrieval follows, e.g. that one fact caused another.
+        Example: link(from_id="f_aaa...", to_id="f_bbb...", relation="causes")
+        """
+        return memory.link(from_id, to_id, relation, weight)
+
+    @server.resource(
+        "memory://context",
+        name="context",
+        title="Memory context",
+        description="What memory holds that matters most right now, as a markdown narrative.",
+        mime_type="text/markdown",
+    )
+    def context_resource() -> str:
+        return memory.recall(DEFAULT_CONTEXT_QUERY).narrative or "_Memory is empty._"
+
+    @server.resource(
+        "memory://context/{query}",
+        name="context_for_query",
+        title="Memory context for a query",
+        description="The recall narrative for a query, e.g. memory://context/Alice%27s%20travel.",
+        mime_type="text/markdown",
+    )
+    def context_for_query(query: str) -> str:
+        try:
+            return memory.recall(unquote(query)).narrative or "_Nothing relevant in memory._"
+        except HippographError as err:
+            raise ResourceError(str(err)) from err
 
     return server
 

@@ -1,14 +1,17 @@
 """The domain API: what the MCP tools, the CLI, the benchmarks and the tests all call.
 
 ``Memory`` owns the stores (Kùzu graph = source of truth, LanceDB = rebuildable index),
-the embedder and the entity index, and is the only place that sequences writes across
-them: a write commits to Kùzu in one transaction, then updates LanceDB; at start,
-``reconcile`` repairs LanceDB from Kùzu, so an acknowledged write is never lost.
+the embedder, the entity index and the access log, and is the only place that sequences
+writes across them: a write commits to Kùzu in one transaction, then updates LanceDB;
+at start, ``reconcile`` repairs LanceDB from Kùzu, so an acknowledged write is never
+lost. Every status or confidence change goes through ``lifecycle``.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import logging
+import math
 import os
 import threading
 import uuid
@@ -18,33 +21,58 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from hippograph import lifecycle as lc
 from hippograph import validation as check
+from hippograph.access_log import AccessLog
 from hippograph.config import Settings
+from hippograph.context import NarrativeFact, Profile, build_narrative, count_tokens
 from hippograph.embed import Embedder, FastEmbedder
 from hippograph.entity_index import EntityIndex, visible_scopes
-from hippograph.errors import DataDirNotWritable, InvalidInput
+from hippograph.errors import DataDirNotWritable, InvalidInput, InvalidTransition, NotFound
 from hippograph.graph import GraphStore
 from hippograph.models import (
+    CorrectOut,
+    EdgeOut,
     Entity,
+    EntityLink,
     EntityOut,
+    ExplainOut,
     Fact,
     FactKind,
     FactOut,
     FactStatus,
+    LinkedFact,
+    LinkOut,
+    MaintenanceOut,
     Provenance,
+    RecallOut,
+    RelevanceOut,
     RememberOut,
     SearchHit,
     SearchOut,
     Source,
     TtlPolicy,
 )
-from hippograph.retrieval import Retriever
+from hippograph.query_intent import parse_event_time, parse_time_bound, plan
+from hippograph.retrieval import Candidate, Retriever
 from hippograph.vectors import Filter, VectorStore
 
 log = logging.getLogger(__name__)
 
 Clock = Callable[[], datetime]
 ACTIVE = (FactStatus.STAGED.value, FactStatus.CONFIRMED.value)
+ALL_STATUSES = tuple(s.value for s in FactStatus)
+_APPLIED_SEQ = "access_applied_seq"
+_LAST_MAINTENANCE = "last_maintenance"
+
+# link(relation=...) between two facts -> the stored edge type.
+FACT_RELATIONS = {
+    "relates_to": "RELATES_TO",
+    "causes": "CAUSES",
+    "derived_from": "DERIVED_FROM",
+    "contradicts": "CONTRADICTS",
+    "supersedes": "SUPERSEDES",
+}
 
 
 def utcnow() -> datetime:
@@ -57,18 +85,6 @@ def iso(value: datetime | None) -> str | None:
 
 def new_id(prefix: str) -> str:
     return f"{prefix}_{uuid.uuid4().hex[:16]}"
-
-
-def _parse_time(value: str | None, field: str) -> datetime | None:
-    if value is None or value == "":
-        return None
-    try:
-        parsed = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
-    except (ValueError, AttributeError):
-        raise InvalidInput(
-            f"{field} {value!r} is not a date: send ISO 8601, e.g. 2024-05-08 or 2024-05-08T14:30:00Z"
-        ) from None
-    return parsed.replace(tzinfo=UTC) if parsed.tzinfo is None else parsed.astimezone(UTC)
 
 
 def _check_writable(path: Path) -> None:
@@ -84,6 +100,14 @@ def _check_writable(path: Path) -> None:
             f"the data dir {path} is not writable: fix its permissions, or set HIPPOGRAPH_DATA_DIR or "
             "--data-dir to a directory you can write"
         )
+
+
+def lifecycle_policy(settings: Settings) -> lc.LifecyclePolicy:
+    return lc.LifecyclePolicy(
+        promotion_accesses=settings.promotion_accesses,
+        grace_days=settings.grace_days,
+        retract_below=settings.retract_below,
+    )
 
 
 @dataclass(frozen=True)
@@ -108,10 +132,14 @@ class Memory:
         self.vectors = vectors
         self.embedder = embedder
         self.clock = clock
+        self.policy = lifecycle_policy(settings)
         self.entities = EntityIndex(graph.all_entities())
-        self.retriever = Retriever(vectors)
+        self.retriever = Retriever(graph, vectors, self.entities)
         self._write_lock = threading.RLock()
         self._session_tail: dict[str, str] = {}
+        self.accesses = AccessLog(settings.data_dir / "access.log", int(graph.get_meta(_APPLIED_SEQ) or 0))
+        self._stop = threading.Event()
+        self._threads: list[threading.Thread] = []
 
     @classmethod
     def open(cls, settings: Settings, *, embedder: Embedder | None = None, clock: Clock = utcnow) -> Memory:
@@ -127,6 +155,7 @@ class Memory:
             embedder = embedder or FastEmbedder(settings.embedding_model, settings.model_cache_dir)
             vectors = VectorStore(data_dir / "vectors", dim=embedder.dim, model=embedder.name)
             memory = cls(settings, graph, vectors, embedder, clock=clock)
+            memory.apply_accesses()
             report = memory.reconcile()
             if report.added or report.removed or report.restatused:
                 log.warning("reconciled the vector index with the graph: %s", report)
@@ -135,12 +164,34 @@ class Memory:
             raise
         return memory
 
+    def start_background(self) -> None:
+        """Apply recorded accesses, and run maintenance, on intervals (for long-lived servers)."""
+        self._spawn("hippograph-accesses", self.settings.access_flush_s, self.apply_accesses)
+        if self.settings.maintenance_interval_s > 0:
+            self._spawn("hippograph-maintenance", self.settings.maintenance_interval_s, self.maintain)
+
+    def _spawn(self, name: str, interval: float, job: Callable[[], object]) -> None:
+        def loop() -> None:
+            while not self._stop.wait(interval):
+                try:
+                    job()
+                except Exception:  # a background job must not die silently nor kill the server
+                    log.exception("%s failed; will retry", name)
+
+        thread = threading.Thread(target=loop, name=name, daemon=True)
+        thread.start()
+        self._threads.append(thread)
+
     def close(self) -> None:
+        self._stop.set()
+        for thread in self._threads:
+            thread.join(timeout=30)
         with self._write_lock:
+            self.apply_accesses()
             self.vectors.optimize()
             self.graph.close()
 
-    # ------------------------------------------------------------ remember
+    # ------------------------------------------------------------ remember / correct
 
     def remember(
         self,
@@ -158,49 +209,111 @@ class Memory:
         event_time: str | None = None,
         session_id: str | None = None,
         evidence: str | None = None,
+        ttl: str | None = None,
     ) -> RememberOut:
+        fact, entity_names = self._build_fact(
+            content,
+            kind=kind,
+            tags=tags,
+            entities=entities,
+            subject=subject,
+            predicate=predicate,
+            object=object,
+            confidence=confidence,
+            source=source,
+            scope=scope,
+            event_time=event_time,
+            session_id=session_id,
+            evidence=evidence,
+            ttl=ttl,
+        )
+        return self._store(fact, entity_names)
+
+    def _build_fact(
+        self,
+        content: str,
+        *,
+        kind: str | None,
+        tags: Sequence[str] | None,
+        entities: Sequence[str] | None,
+        subject: str | None,
+        predicate: str | None,
+        object: str | None,
+        confidence: float | None,
+        source: str | None,
+        scope: str | None,
+        event_time: str | None,
+        session_id: str | None,
+        evidence: str | None,
+        ttl: str | None,
+        provenance: Provenance | None = None,
+    ) -> tuple[Fact, tuple[str, ...]]:
+        """Validate everything a caller sent; build the fact (not yet stored)."""
         s = self.settings
         content = check.text(content, "content", max_bytes=s.max_content_bytes)
-        fact_kind = check.choice(kind, FactKind, "kind", FactKind.FACT)
         fact_source = check.choice(source, Source, "source", Source.CONVERSATION)
-        fact_tags = check.tags(tags, max_count=s.max_tags_per_call)
-        entity_names = check.names(entities, "entities", max_count=s.max_entities_per_call)
         subject = check.optional_text(subject, "subject", max_bytes=200)
         predicate = check.optional_text(predicate, "predicate", max_bytes=100)
+        if predicate:
+            # One spelling per relation, so "Lives In" and "lives_in" meet in conflict checks.
+            predicate = lc.predicate_key(predicate)
         object = check.optional_text(object, "object", max_bytes=1000)
         if predicate and not subject:
             raise InvalidInput("predicate needs a subject: send subject too, e.g. subject='Alice'")
-        fact_scope = check.scope(scope)
-        when = _parse_time(event_time, "event_time")
-        session = check.session_id(session_id)
-        evidence = check.optional_text(evidence, "evidence", max_bytes=s.max_content_bytes)
-        conf = check.confidence(confidence, default=1.0 if fact_source is Source.USER_EDIT else 0.8)
+        when = None
+        if event_time:
+            when = parse_event_time(event_time) if isinstance(event_time, str) else None
+            if when is None:
+                raise InvalidInput("event_time must be a string: send ISO 8601, e.g. 2024-05-08")
+        now = self.clock()
+        user = fact_source is Source.USER_EDIT
+        fact = Fact(
+            id=new_id("f"),
+            content=content,
+            kind=check.choice(kind, FactKind, "kind", FactKind.FACT),
+            status=FactStatus.STAGED,
+            confidence=check.confidence(confidence, default=1.0 if user else 0.8),
+            source=fact_source,
+            provenance=provenance or (Provenance.USER_STATED if user else Provenance.OBSERVED),
+            scope=check.scope(scope),
+            created_at=now,
+            valid_from=now,
+            event_time=when,
+            ttl_policy=check.choice(ttl, TtlPolicy, "ttl", TtlPolicy.DECAY),
+            subject=subject,
+            predicate=predicate,
+            object=object,
+            tags=check.tags(tags, max_count=s.max_tags_per_call),
+            session_id=check.session_id(session_id),
+            evidence=check.optional_text(evidence, "evidence", max_bytes=s.max_content_bytes),
+        )
+        names = check.names(entities, "entities", max_count=s.max_entities_per_call)
+        return lc.admit(fact, now, self.policy), names
 
-        vector = self.embedder.embed([content])[0]
+    def _store(self, fact: Fact, entity_names: Sequence[str], *, corrects: Fact | None = None) -> RememberOut:
+        vector = self.embedder.embed([fact.content])[0]
         with self._write_lock:
-            now = self.clock()
-            fact = Fact(
-                id=new_id("f"),
-                content=content,
-                kind=fact_kind,
-                status=FactStatus.STAGED,
-                confidence=conf,
-                source=fact_source,
-                provenance=Provenance.USER_STATED if fact_source is Source.USER_EDIT else Provenance.OBSERVED,
-                scope=fact_scope,
-                created_at=now,
-                valid_from=now,
-                event_time=when,
-                ttl_policy=TtlPolicy.DECAY,
-                subject=subject,
-                predicate=predicate,
-                object=object,
-                tags=fact_tags,
-                session_id=session,
-                evidence=evidence,
-            )
+            now = fact.created_at
             linked, created = self._plan_entities(fact, entity_names, now)
-            previous = self._previous_in_session(session)
+            previous = self._previous_in_session(fact.session_id)
+            superseded: list[Fact] = []
+            contradicted: list[Fact] = []
+            touched: list[Entity] = []
+            if corrects is not None:
+                current = self.graph.get_fact(corrects.id)
+                if current is None:
+                    raise NotFound(f"fact {corrects.id} no longer exists")
+                newest = self._current_version(current) if current.status is FactStatus.SUPERSEDED else None
+                superseded.append(lc.supersede(current, now, f"corrected by {fact.id}", current_id=newest))
+            if fact.subject and fact.predicate:
+                for old in self.graph.active_facts_with(fact.subject, fact.predicate, fact.scope):
+                    if corrects is not None and old.id == corrects.id:
+                        continue
+                    outcome = lc.resolve_conflict(fact, old, self.policy)
+                    if outcome is lc.ConflictOutcome.SUPERSEDE:
+                        superseded.append(lc.supersede(old, now, f"superseded by {fact.id}"))
+                    elif outcome is lc.ConflictOutcome.CONTRADICT:
+                        contradicted.append(old)
             with self.graph.transaction():
                 self.graph.insert_fact(fact)
                 for entity in created:
@@ -208,20 +321,33 @@ class Memory:
                 for role, entity in linked:
                     if entity not in created:
                         self.graph.touch_entity(entity.id, now)
+                        touched.append(entity)
                     self.graph.link_about(fact.id, entity.id, role)
                 subj = next((e for r, e in linked if r == "subject"), None)
                 obj = next((e for r, e in linked if r == "object"), None)
                 if subj is not None and obj is not None:
-                    self.graph.link_entities(subj.id, obj.id, predicate or "related_to", 1.0, fact.id, now)
-                self.graph.tag_fact(fact.id, fact_tags)
+                    self.graph.link_entities(
+                        subj.id, obj.id, fact.predicate or "related_to", 1.0, fact.id, now
+                    )
+                self.graph.tag_fact(fact.id, fact.tags)
                 if previous is not None:
                     self.graph.link_facts("NEXT", previous, fact.id, now)
+                for old in superseded:
+                    self.graph.update_fact_state(old)
+                    self.graph.link_facts("SUPERSEDES", fact.id, old.id, now, reason=old.status_reason)
+                for old in contradicted:
+                    self.graph.link_facts("CONTRADICTS", fact.id, old.id, now)
             # Committed: from here on the fact survives a crash (reconcile re-indexes it).
             for entity in created:
                 self.entities.put(entity)
-            if session is not None:
-                self._session_tail[session] = fact.id
-            self.vectors.add("facts", [self._fact_row(fact)], vector[None, :])
+            for entity in touched:
+                self.entities.put(
+                    dataclasses.replace(entity, mention_count=entity.mention_count + 1, last_mentioned=now)
+                )
+            if fact.session_id is not None:
+                self._session_tail[fact.session_id] = fact.id
+            self.vectors.add("facts", [self._fact_row(fact, [e.id for _, e in linked])], vector[None, :])
+            self.vectors.set_status([old.id for old in superseded], FactStatus.SUPERSEDED.value)
             if created:
                 self.vectors.add(
                     "entities",
@@ -230,10 +356,60 @@ class Memory:
                 )
         return RememberOut(
             **self._fact_out(fact, [e.name for _, e in linked]).model_dump(),
+            superseded=[old.id for old in superseded if corrects is None or old.id != corrects.id],
+            contradicts=[old.id for old in contradicted],
             linked_entities=[
                 EntityOut(id=e.id, name=e.name, type=e.type, created=e in created) for _, e in linked
             ],
         )
+
+    def correct(
+        self,
+        content: str,
+        *,
+        fact_id: str | None = None,
+        query: str | None = None,
+        scope: str | None = None,
+        **overrides: Any,
+    ) -> CorrectOut:
+        """Replace a fact with a corrected one; the old one stays as superseded history."""
+        if (fact_id is None) == (query is None):
+            raise InvalidInput(
+                "send exactly one of fact_id (from search results) or query (to find the fact)"
+            )
+        if fact_id is not None:
+            old = self._get(fact_id)
+        else:
+            hits = self.search(query or "", limit=1, scope=scope, record=False).results
+            if not hits:
+                raise NotFound(f"no active fact matches {query!r}: search first, then correct by fact_id")
+            old = self._get(hits[0].id)
+        lc.check_correctable(old, self._current_version(old))
+        # The corrected fact keeps what the old one was about, except the value it got wrong.
+        names = [n for n in self.graph.entity_names_for([old.id]).get(old.id, []) if n != old.object]
+        inherited: dict[str, Any] = {
+            "kind": old.kind.value,
+            "tags": list(old.tags),
+            "entities": names,
+            "subject": old.subject,
+            "predicate": old.predicate,
+            "object": None if old.predicate else old.object,
+            "source": Source.USER_EDIT.value,
+            "scope": old.scope,
+            "event_time": iso(old.event_time),
+            "session_id": None,
+            "evidence": None,
+            "ttl": old.ttl_policy.value,
+            "confidence": None,
+        }
+        inherited.update({k: v for k, v in overrides.items() if v is not None})
+        fact, entity_names = self._build_fact(content, provenance=Provenance.USER_CORRECTED, **inherited)
+        out = self._store(fact, entity_names, corrects=old)
+        return CorrectOut(**out.model_dump(), corrected=old.id)
+
+    def _current_version(self, fact: Fact) -> str | None:
+        newer = self.graph.chain(fact.id, "SUPERSEDES", newer=True)
+        return newer[-1][0] if newer else None
 
     def _plan_entities(
         self, fact: Fact, explicit: Sequence[str], now: datetime
@@ -283,31 +459,351 @@ class Memory:
             self._session_tail[session] = previous
         return self._session_tail[session]
 
-    # ------------------------------------------------------------ search
+    # ------------------------------------------------------------ confirm / forget / link
 
-    def search(self, query: str, *, limit: int | None = None, scope: str | None = None) -> SearchOut:
-        query = check.text(query, "query", max_bytes=self.settings.max_query_chars * 4)
-        if len(query) > self.settings.max_query_chars:
+    def _get(self, fact_id: str) -> Fact:
+        fact = self.graph.get_fact(check.fact_id(fact_id))
+        if fact is None:
+            raise NotFound(f"no fact has id {fact_id}: take ids from remember or search results")
+        return fact
+
+    def confirm(self, fact_id: str) -> FactOut:
+        with self._write_lock:
+            self.apply_accesses()
+            fact = self._get(fact_id)
+            current = self._current_version(fact) if fact.status is FactStatus.SUPERSEDED else None
+            confirmed = lc.confirm(fact, self.clock(), current_id=current)
+            if confirmed != fact:
+                self.graph.update_fact_state(confirmed)
+                self.vectors.set_status([fact.id], confirmed.status.value)
+        return self._fact_out(confirmed, self.graph.entity_names_for([fact.id]).get(fact.id, []))
+
+    def forget(self, fact_id: str, reason: str | None = None) -> FactOut:
+        why = check.optional_text(reason, "reason", max_bytes=500) or "forgotten on request"
+        with self._write_lock:
+            self.apply_accesses()
+            fact = self._get(fact_id)
+            retracted = lc.retract(fact, self.clock(), why)
+            if retracted != fact:
+                self.graph.update_fact_state(retracted)
+                self.vectors.set_status([fact.id], retracted.status.value)
+        return self._fact_out(retracted, self.graph.entity_names_for([fact.id]).get(fact.id, []))
+
+    def link(self, from_id: str, to_id: str, relation: str, weight: float | None = None) -> LinkOut:
+        src = check.node_id(from_id, "from_id")
+        dst = check.node_id(to_id, "to_id")
+        if src == dst:
+            raise InvalidInput("from_id and to_id are the same: link two different facts or entities")
+        rel = check.text(relation, "relation", max_bytes=64).lower().replace(" ", "_")
+        w = check.confidence(weight, default=1.0) if weight is not None else 1.0
+        with self._write_lock:
+            now = self.clock()
+            kinds = (src[0], dst[0])
+            if kinds == ("f", "f"):
+                edge = FACT_RELATIONS.get(rel)
+                if edge is None:
+                    allowed = ", ".join(FACT_RELATIONS)
+                    raise InvalidInput(f"relation {relation!r} cannot join two facts: use one of {allowed}")
+                a, b = self._get(src), self._get(dst)
+                if self.graph.has_edge(edge, a.id, b.id):
+                    return LinkOut(from_id=src, to_id=dst, relation=rel, edge_type=edge, weight=w)
+                if edge == "SUPERSEDES":
+                    if any(fid == a.id for fid, _ in self.graph.chain(b.id, "SUPERSEDES", newer=False)):
+                        raise InvalidTransition(
+                            f"{b.id} already supersedes {a.id} (directly or through a chain): linking "
+                            "them the other way would make a cycle; correct the newest fact instead"
+                        )
+                    old = lc.supersede(b, now, f"superseded by {a.id} (link)")
+                    with self.graph.transaction():
+                        self.graph.update_fact_state(old)
+                        self.graph.link_facts(edge, a.id, b.id, now, reason=old.status_reason)
+                    self.vectors.set_status([b.id], old.status.value)
+                else:
+                    self.graph.link_facts(edge, a.id, b.id, now, weight=w, relation=rel)
+                return LinkOut(from_id=src, to_id=dst, relation=rel, edge_type=edge, weight=w)
+            if kinds == ("e", "e"):
+                for eid in (src, dst):
+                    if self.entities.get(eid) is None:
+                        raise NotFound(
+                            f"no entity has id {eid}: take entity ids from remember's linked_entities"
+                        )
+                self.graph.link_entities(src, dst, rel, w, None, now)
+                return LinkOut(from_id=src, to_id=dst, relation=rel, edge_type="RELATES", weight=w)
+            fact = self._get(src if kinds[0] == "f" else dst)
+            entity_id = dst if kinds[0] == "f" else src
+            if self.entities.get(entity_id) is None:
+                raise NotFound(
+                    f"no entity has id {entity_id}: take entity ids from remember's linked_entities"
+                )
+            self.graph.link_about(fact.id, entity_id, "mention")
+            linked = sorted({e.dst for e in self.graph.about_edges([fact.id])})
+            self.vectors.update("facts", [fact.id], {"entity_ids": linked})
+            return LinkOut(from_id=src, to_id=dst, relation=rel, edge_type="ABOUT", weight=w)
+
+    # ------------------------------------------------------------ search / recall
+
+    def search(
+        self,
+        query: str,
+        *,
+        limit: int | None = None,
+        scope: str | None = None,
+        kind: str | Sequence[str] | None = None,
+        entity: str | None = None,
+        tags: Sequence[str] | None = None,
+        status: str | Sequence[str] | None = None,
+        after: str | None = None,
+        before: str | None = None,
+        include_history: bool = False,
+        as_of: str | None = None,
+        record: bool = True,
+    ) -> SearchOut:
+        s = self.settings
+        query = check.text(query, "query", max_bytes=s.max_query_chars * 4)
+        if len(query) > s.max_query_chars:
             raise InvalidInput(
-                f"query is {len(query)} characters, over the {self.settings.max_query_chars} limit: "
+                f"query is {len(query)} characters, over the {s.max_query_chars} limit: "
                 "send the key words or one question"
             )
-        count = check.limit(limit, default=10, maximum=self.settings.max_limit)
-        where = Filter(statuses=ACTIVE, scopes=visible_scopes(check.scope(scope)))
+        count = check.limit(limit, default=10, maximum=s.max_limit)
+        now = self.clock()
+        scopes = visible_scopes(check.scope(scope))
+        moment = parse_time_bound(as_of, now, end=True) if as_of else None
+        statuses = self._statuses(status, history=include_history or moment is not None)
+        where = Filter(
+            statuses=statuses,
+            scopes=scopes,
+            kinds=self._kinds(kind),
+            tags_any=list(check.tags(tags, max_count=s.max_tags_per_call)) or None,
+            entity_ids_any=self._entity_filter(entity, scopes[0]),
+            after=parse_time_bound(after, now, end=False) if after else None,
+            before=parse_time_bound(before, now, end=True) if before else None,
+        )
+        if where.after and where.before and where.after >= where.before:
+            raise InvalidInput("after must be earlier than before: swap them or widen the range")
+        query_plan = plan(query, now)
         vector = self.embedder.embed([query])[0]
-        candidates = self.retriever.candidates(query, vector, where, count)[:count]
+        candidates, notes = self.retriever.retrieve(query, vector, where, count, query_plan)
         facts = self.graph.get_facts([c.id for c in candidates])
-        names = self.graph.entity_names_for(list(facts))
-        results = [
-            SearchHit(
-                **self._fact_out(facts[c.id], names.get(c.id, [])).model_dump(),
-                score=round(c.fused, 6),
-                reasons=c.reasons(),
+        if moment is not None:
+            facts = {fid: f for fid, f in facts.items() if _believed_at(f, moment)}
+        scored = sorted(
+            ((self._final_score(c, facts[c.id], now, query_plan), c) for c in candidates if c.id in facts),
+            key=lambda pair: (-pair[0][0], pair[1].id),
+        )[:count]
+        names = self.graph.entity_names_for([c.id for _, c in scored])
+        results = []
+        for (score, detail), candidate in scored:
+            reasons = {**candidate.channels, **detail}
+            results.append(
+                SearchHit(
+                    **self._fact_out(facts[candidate.id], names.get(candidate.id, [])).model_dump(),
+                    score=round(score, 6),
+                    reasons=reasons,
+                )
             )
-            for c in candidates
-            if c.id in facts and facts[c.id].status.is_active
+        if record and results:
+            self.accesses.append([r.id for r in results], now)
+        return SearchOut(query=query, results=results, notes=notes)
+
+    def recall(
+        self, context: str, *, budget_tokens: int | None = None, scope: str | None = None, limit: int = 20
+    ) -> RecallOut:
+        s = self.settings
+        budget = budget_tokens if budget_tokens is not None else s.default_budget_tokens
+        if isinstance(budget, bool) or not isinstance(budget, int) or not 50 <= budget <= s.max_budget_tokens:
+            raise InvalidInput(f"budget_tokens must be a whole number from 50 to {s.max_budget_tokens}")
+        found = self.search(context, limit=min(limit, s.max_limit), scope=scope)
+        facts = self.graph.get_facts([h.id for h in found.results])
+        narrative_facts = [
+            NarrativeFact(
+                id=h.id,
+                content=h.content,
+                kind=h.kind,
+                status=h.status,
+                entities=tuple(h.entities),
+                when=(h.event_time or "")[:10] or None,
+                why=_why(h.reasons),
+                evidence=facts[h.id].evidence if h.id in facts else None,
+            )
+            for h in found.results
         ]
-        return SearchOut(query=query, results=results)
+        mentioned: dict[str, Entity] = {}
+        for hit in found.results:
+            for name in hit.entities:
+                entity = self.entities.resolve(name, check.scope(scope))
+                if entity is not None:
+                    mentioned.setdefault(entity.id, entity)
+        profiles = [
+            Profile(e.name, e.type, e.summary, e.aliases, e.mention_count)
+            for e in sorted(mentioned.values(), key=lambda e: -e.mention_count)
+        ]
+        narrative = build_narrative(context, narrative_facts, profiles, budget)
+        return RecallOut(
+            context=context,
+            narrative=narrative,
+            tokens=count_tokens(narrative),
+            budget_tokens=budget,
+            facts=found.results,
+            notes=found.notes,
+        )
+
+    def _statuses(self, status: str | Sequence[str] | None, *, history: bool) -> tuple[str, ...] | None:
+        if status is None or status == [] or status == "":
+            return None if history else ACTIVE
+        values = [status] if isinstance(status, str) else list(status)
+        return tuple(check.choice(v, FactStatus, "status", FactStatus.STAGED).value for v in values)
+
+    def _kinds(self, kind: str | Sequence[str] | None) -> tuple[str, ...] | None:
+        if kind is None or kind == [] or kind == "":
+            return None
+        values = [kind] if isinstance(kind, str) else list(kind)
+        return tuple(check.choice(v, FactKind, "kind", FactKind.FACT).value for v in values)
+
+    def _entity_filter(self, entity: str | None, scope: str) -> list[str] | None:
+        if not entity:
+            return None
+        name = check.text(entity, "entity", max_bytes=200)
+        found = self.entities.get(name) if name.startswith("e_") else self.entities.resolve(name, scope)
+        if found is None:
+            raise NotFound(f"no entity is called {entity!r} in this scope: search without the entity filter")
+        return [found.id]
+
+    def _final_score(
+        self, candidate: Candidate, fact: Fact, now: datetime, query_plan: Any
+    ) -> tuple[float, dict[str, Any]]:
+        rel = lc.relevance(fact, now, self.policy)
+        status_w = lc.status_weight(fact.status, self.policy)
+        score = candidate.fused * status_w * math.sqrt(max(rel.value, 0.0))
+        detail: dict[str, Any] = {"fused": round(candidate.fused, 6), "relevance": round(rel.value, 4)}
+        detail["status_weight"] = status_w
+        if query_plan.time_phrase and (query_plan.after or query_plan.before):
+            moment = fact.event_time or fact.created_at
+            inside = (query_plan.after is None or moment >= query_plan.after) and (
+                query_plan.before is None or moment < query_plan.before
+            )
+            p = self.retriever.policy
+            score *= p.time_match_boost if inside else p.time_miss_factor
+            detail["time"] = {"phrase": query_plan.time_phrase, "inside": inside}
+        return score, detail
+
+    # ------------------------------------------------------------ accesses & maintenance
+
+    def apply_accesses(self) -> int:
+        """Apply recorded accesses to the graph (reinforcement, promotion); return how many."""
+        pending = self.accesses.pending()
+        if not pending:
+            return 0
+        with self._write_lock:
+            facts = self.graph.get_facts(sorted({a.fact_id for a in pending}))
+            changed: dict[str, Fact] = {}
+            for access in pending:
+                fact = changed.get(access.fact_id) or facts.get(access.fact_id)
+                if fact is not None:
+                    changed[fact.id] = lc.record_access(fact, access.at, self.policy)
+            last = pending[-1].seq
+            with self.graph.transaction():
+                for fact in changed.values():
+                    self.graph.update_fact_state(fact)
+                self.graph.set_meta(_APPLIED_SEQ, str(last))
+            self.accesses.mark_applied(last)
+            promoted = [f.id for f in changed.values() if f.status != facts[f.id].status]
+            self.vectors.set_status(promoted, FactStatus.CONFIRMED.value)
+        return len(pending)
+
+    def maintain(self, now: datetime | None = None) -> MaintenanceOut:
+        """Promotion, decay, expiry and orphan cleanup over every active fact. Idempotent."""
+        with self._write_lock:
+            self.apply_accesses()
+            now = now or self.clock()
+            counts = dict.fromkeys(lc.MaintenanceKind, 0)
+            changed: list[Fact] = []
+            examined = 0
+            for fact in self.graph.active_facts():
+                examined += 1
+                result = lc.maintain(fact, now, self.policy)
+                counts[result.action] += 1
+                if result.fact is not None:
+                    changed.append(result.fact)
+            orphans = self.graph.orphan_entities()
+            with self.graph.transaction():
+                for fact in changed:
+                    self.graph.update_fact_state(fact)
+                self.graph.delete_entities(orphans)
+                self.graph.set_meta(_LAST_MAINTENANCE, iso(now) or "")
+            for status in {f.status.value for f in changed}:
+                self.vectors.set_status([f.id for f in changed if f.status.value == status], status)
+            self.vectors.delete("entities", orphans)
+            for eid in orphans:
+                self.entities.remove(eid)
+        return MaintenanceOut(
+            now=iso(now) or "",
+            examined=examined,
+            promoted=counts[lc.MaintenanceKind.PROMOTE],
+            expired=counts[lc.MaintenanceKind.EXPIRE],
+            retracted_decayed=counts[lc.MaintenanceKind.RETRACT_DECAYED],
+            orphan_entities_removed=len(orphans),
+        )
+
+    # ------------------------------------------------------------ explain
+
+    def explain(self, fact_id: str) -> ExplainOut:
+        self.apply_accesses()
+        fact = self._get(fact_id)
+        now = self.clock()
+        older = self.graph.chain(fact.id, "SUPERSEDES", newer=False)
+        newer = self.graph.chain(fact.id, "SUPERSEDES", newer=True)
+        edges = self.graph.fact_edges([fact.id])
+        contradicting = sorted(
+            {e.dst if e.src == fact.id else e.src for e in edges if e.type == "CONTRADICTS"}
+        )
+        related = self.graph.get_facts([fid for fid, _ in older + newer] + contradicting)
+        about = self.graph.about_edges([fact.id])
+        entities = self.graph.entities([e.dst for e in about])
+        rel = lc.relevance(fact, now, self.policy)
+
+        def linked(fid: str, hops: int | None = None) -> LinkedFact:
+            other = related[fid]
+            return LinkedFact(id=fid, content=other.content, status=other.status.value, hops=hops)
+
+        return ExplainOut(
+            fact=self._fact_out(fact, [entities[e.dst].name for e in about if e.dst in entities]),
+            provenance=fact.provenance.value,
+            evidence=fact.evidence,
+            status_reason=fact.status_reason,
+            pinned=fact.pinned,
+            ttl_policy=fact.ttl_policy.value,
+            access_count=fact.access_count,
+            last_accessed=iso(fact.last_accessed),
+            valid_from=iso(fact.valid_from) or "",
+            relevance=RelevanceOut(
+                value=round(rel.value, 6),
+                confidence=rel.confidence,
+                source_weight=rel.source_weight,
+                decay=round(rel.decay, 6),
+                usage_boost=round(rel.usage_boost, 6),
+                status_weight=lc.status_weight(fact.status, self.policy),
+            ),
+            supersedes=[linked(fid, hops) for fid, hops in older if fid in related],
+            superseded_by=[linked(fid, hops) for fid, hops in newer if fid in related],
+            contradicts=[linked(fid) for fid in contradicting if fid in related],
+            entities=[
+                EntityLink(
+                    id=e.dst, name=entities[e.dst].name, type=entities[e.dst].type, role=e.props["role"]
+                )
+                for e in about
+                if e.dst in entities
+            ],
+            edges=[
+                EdgeOut(
+                    type=e.type,
+                    direction="out" if e.src == fact.id else "in",
+                    other_id=e.dst if e.src == fact.id else e.src,
+                    props={k: (iso(v) if isinstance(v, datetime) else v) for k, v in e.props.items()},
+                )
+                for e in edges
+            ],
+        )
 
     # ------------------------------------------------------------ consistency
 
@@ -321,9 +817,12 @@ class Memory:
             stale = [f for fid, f in facts.items() if fid in indexed and indexed[fid] != f.status.value]
             for start in range(0, len(missing), 256):
                 batch = missing[start : start + 256]
+                about: dict[str, list[str]] = {}
+                for edge in self.graph.about_edges([f.id for f in batch]):
+                    about.setdefault(edge.src, []).append(edge.dst)
                 self.vectors.add(
                     "facts",
-                    [self._fact_row(f) for f in batch],
+                    [self._fact_row(f, about.get(f.id, [])) for f in batch],
                     self.embedder.embed([f.content for f in batch]),
                 )
             self.vectors.delete("facts", orphans)
@@ -333,26 +832,32 @@ class Memory:
             indexed_entities = self.vectors.ids("entities")
             entities = {e.id: e for e in self.graph.all_entities()}
             missing_entities = [e for eid, e in entities.items() if eid not in indexed_entities]
+            orphan_entities = [eid for eid in indexed_entities if eid not in entities]
             if missing_entities:
                 self.vectors.add(
                     "entities",
                     [self._entity_row(e) for e in missing_entities],
                     self.embedder.embed([self._entity_text(e) for e in missing_entities]),
                 )
-            self.vectors.delete("entities", [eid for eid in indexed_entities if eid not in entities])
+            self.vectors.delete("entities", orphan_entities)
             return ReconcileReport(
                 added=len(missing) + len(missing_entities),
-                removed=len(orphans) + sum(1 for eid in indexed_entities if eid not in entities),
+                removed=len(orphans) + len(orphan_entities),
                 restatused=len(stale),
             )
 
     def stats(self) -> dict[str, Any]:
-        return {**self.graph.counts(), "indexed_facts": self.vectors.count("facts")}
+        return {
+            **self.graph.counts(),
+            "indexed_facts": self.vectors.count("facts"),
+            "schema_version": self.graph.schema_version(),
+            "last_maintenance": self.graph.get_meta(_LAST_MAINTENANCE),
+        }
 
     # ------------------------------------------------------------ shaping
 
     @staticmethod
-    def _fact_row(fact: Fact) -> dict[str, Any]:
+    def _fact_row(fact: Fact, entity_ids: Sequence[str]) -> dict[str, Any]:
         return {
             "id": fact.id,
             "text": fact.content,
@@ -360,8 +865,11 @@ class Memory:
             "status": fact.status.value,
             "scope": fact.scope,
             "session_id": fact.session_id,
+            "tags": list(fact.tags),
+            "entity_ids": list(entity_ids),
             "created_at": fact.created_at,
             "event_time": fact.event_time,
+            "time": fact.event_time or fact.created_at,
         }
 
     @staticmethod
@@ -394,3 +902,24 @@ class Memory:
             valid_until=iso(fact.valid_until),
             session_id=fact.session_id,
         )
+
+
+def _believed_at(fact: Fact, moment: datetime) -> bool:
+    """Was this fact part of what memory held at ``moment``?"""
+    return fact.created_at <= moment and (fact.valid_until is None or fact.valid_until > moment)
+
+
+def _why(reasons: dict[str, Any]) -> str:
+    parts = []
+    for channel in ("vector", "fts", "entity", "graph"):
+        detail = reasons.get(channel)
+        if not detail:
+            continue
+        if channel == "graph":
+            via = f" via {detail['via_entity']}" if detail.get("via_entity") else ""
+            parts.append(f"graph {detail['hops']} hop(s) over {detail['edge']}{via}")
+        elif channel == "entity":
+            parts.append(f"about {detail.get('via', 'a named entity')}")
+        else:
+            parts.append(f"{channel} #{detail['rank']}")
+    return ", ".join(parts) or "matched"

@@ -167,3 +167,83 @@ class SearchOut(BaseModel):
     query: str
     results: list[SearchHit]
     notes: list[str] = Field(default_factory=list, description="Anything degraded or worth knowing.")
+
+
+class CorrectOut(RememberOut):
+    corrected: str = Field(description="Id of the fact this correction replaced (now superseded).")
+
+
+class RelevanceOut(BaseModel):
+    value: float = Field(description="confidence x source_weight x decay x usage_boost.")
+    confidence: float
+    source_weight: float
+    decay: float
+    usage_boost: float
+    status_weight: float = Field(description="How much retrieval counts this status (confirmed 1.0).")
+
+
+class LinkedFact(BaseModel):
+    id: str
+    content: str
+    status: str
+    hops: int | None = Field(default=None, description="Links away along the chain.")
+
+
+class EntityLink(BaseModel):
+    id: str
+    name: str
+    type: str
+    role: str = Field(description="subject, object or mention.")
+
+
+class EdgeOut(BaseModel):
+    type: str
+    direction: str = Field(description="'out' (this fact -> other) or 'in' (other -> this fact).")
+    other_id: str
+    props: dict[str, Any] = Field(default_factory=dict)
+
+
+class ExplainOut(BaseModel):
+    fact: FactOut
+    provenance: str
+    evidence: str | None
+    status_reason: str | None
+    pinned: bool
+    ttl_policy: str
+    access_count: int
+    last_accessed: str | None
+    valid_from: str
+    relevance: RelevanceOut
+    supersedes: list[LinkedFact] = Field(description="Older versions this fact replaced, nearest first.")
+    superseded_by: list[LinkedFact] = Field(
+        description="Newer versions that replaced this fact, nearest first."
+    )
+    contradicts: list[LinkedFact]
+    entities: list[EntityLink]
+    edges: list[EdgeOut]
+
+
+class RecallOut(BaseModel):
+    context: str
+    narrative: str = Field(description="Markdown: facts by entity, entity profiles, timeline, evidence.")
+    tokens: int = Field(description="Estimated tokens in the narrative (ceil(chars/4)).")
+    budget_tokens: int
+    facts: list[SearchHit]
+    notes: list[str] = Field(default_factory=list)
+
+
+class LinkOut(BaseModel):
+    from_id: str
+    to_id: str
+    relation: str
+    edge_type: str = Field(description="The stored edge: RELATES_TO, CAUSES, DERIVED_FROM, ... or RELATES.")
+    weight: float
+
+
+class MaintenanceOut(BaseModel):
+    now: str
+    examined: int
+    promoted: int
+    expired: int
+    retracted_decayed: int
+    orphan_entities_removed: int

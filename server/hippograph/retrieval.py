@@ -1,60 +1,288 @@
-"""Candidate generation and fusion: which facts answer a query, and why.
+"""Which facts answer a query, and why: candidates, graph expansion, fusion, scoring.
 
-Channels each return a ranked list of fact ids: ``vector`` (kNN over fact embeddings)
-and ``fts`` (BM25 over fact text). Weighted reciprocal rank fusion combines them; every
-candidate keeps each channel's rank and score so a result can say why it is there.
+1. Channels each rank fact ids: ``vector`` (kNN over fact embeddings), ``fts`` (BM25 over
+   fact text) and ``entity`` (kNN restricted to facts about entities the query names,
+   by alias or by entity-vector match).
+2. ``graph``: spreading activation from the best candidates and the anchor entities,
+   breadth-first over typed edges (edge weight x per-hop decay), fan-out bounded per node
+   so a hub cannot blow up latency. It finds facts that share no words with the query.
+3. Weighted reciprocal rank fusion over the channels, then the lifecycle's relevance and
+   status weight. Every candidate keeps its per-channel ranks, scores and graph path.
+If graph expansion fails, the other channels still answer and a note says so.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+import logging
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
 
 import numpy as np
 
+from hippograph.entity_index import EntityIndex
+from hippograph.graph import FACT_EDGES, EdgeRow, GraphStore
+from hippograph.models import Entity
+from hippograph.query_intent import Intent, QueryPlan
 from hippograph.vectors import Filter, Hit, VectorStore
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
 class RetrievalPolicy:
     rrf_k: int = 60
-    channel_weights: Mapping[str, float] = field(default_factory=lambda: {"vector": 1.0, "fts": 1.0})
+    channel_weights: Mapping[str, float] = field(
+        default_factory=lambda: {"vector": 1.0, "fts": 1.0, "entity": 0.8, "graph": 0.8}
+    )
     # How many candidates each channel contributes, as a multiple of the caller's limit.
     fanout: int = 4
     min_candidates: int = 30
+    graph: bool = True
+    entity_channel: bool = True
+    seeds: int = 5
+    depth: int = 2
+    complex_depth: int = 3
+    hop_decay: float = 0.7
+    edge_weights: Mapping[str, float] = field(
+        default_factory=lambda: {
+            "NEXT": 0.8,
+            "CAUSES": 0.9,
+            "DERIVED_FROM": 0.8,
+            "SUPERSEDES": 0.9,
+            "RELATES_TO": 1.0,
+            "CONTRADICTS": 0.6,
+            "ABOUT": 0.6,
+            "RELATES": 0.6,
+            "HAS_TAG": 0.8,
+        }
+    )
+    # Intent routing: edges that matter more for a kind of question.
+    intent_edge_boost: Mapping[str, Mapping[str, float]] = field(
+        default_factory=lambda: {
+            Intent.WHY: {"CAUSES": 1.5, "DERIVED_FROM": 1.5},
+            Intent.WHEN: {"NEXT": 1.3},
+        }
+    )
+    intent_channel_boost: Mapping[str, Mapping[str, float]] = field(
+        default_factory=lambda: {Intent.WHO: {"entity": 1.4}, Intent.WHAT: {"entity": 1.2}}
+    )
+    max_fanout_per_node: int = 12
+    max_expanded: int = 150
+    entity_min_similarity: float = 0.62
+    entity_vector_anchors: int = 2
+    # Facts inside a time phrase of the query ("in May 2023") rank higher; outside, lower.
+    time_match_boost: float = 1.3
+    time_miss_factor: float = 0.7
 
 
 @dataclass
 class Candidate:
     id: str
     fused: float = 0.0
-    channels: dict[str, dict[str, float]] = field(default_factory=dict)
-
-    def reasons(self) -> dict[str, dict[str, float]]:
-        return {name: dict(detail) for name, detail in self.channels.items()}
+    channels: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
-def fuse(ranked: Mapping[str, list[Hit]], policy: RetrievalPolicy) -> list[Candidate]:
+@dataclass(frozen=True)
+class Activation:
+    value: float
+    hops: int
+    edge: str
+    from_id: str
+    via_entity: str | None = None
+
+
+def fuse(ranked: Mapping[str, Sequence[Hit]], weights: Mapping[str, float], k: int) -> dict[str, Candidate]:
     """Weighted reciprocal rank fusion: sum over channels of weight / (k + rank)."""
     by_id: dict[str, Candidate] = {}
     for channel, hits in ranked.items():
-        weight = policy.channel_weights.get(channel, 1.0)
+        weight = weights.get(channel, 1.0)
         for hit in hits:
             candidate = by_id.setdefault(hit.id, Candidate(hit.id))
-            candidate.fused += weight / (policy.rrf_k + hit.rank)
+            candidate.fused += weight / (k + hit.rank)
             candidate.channels[channel] = {"rank": hit.rank, "score": round(hit.score, 6)}
-    return sorted(by_id.values(), key=lambda c: (-c.fused, c.id))
+    return by_id
 
 
 class Retriever:
-    def __init__(self, vectors: VectorStore, policy: RetrievalPolicy | None = None) -> None:
+    def __init__(
+        self,
+        graph: GraphStore,
+        vectors: VectorStore,
+        entities: EntityIndex,
+        policy: RetrievalPolicy | None = None,
+    ) -> None:
+        self._graph = graph
         self._vectors = vectors
+        self._entities = entities
         self.policy = policy or RetrievalPolicy()
 
-    def candidates(self, query: str, query_vector: np.ndarray, where: Filter, limit: int) -> list[Candidate]:
-        k = max(limit * self.policy.fanout, self.policy.min_candidates)
-        ranked = {
-            "vector": self._vectors.vector_search("facts", query_vector, k, where),
+    def with_policy(self, **overrides: Any) -> None:
+        self.policy = replace(self.policy, **overrides)
+
+    # ------------------------------------------------------------ anchors
+
+    def anchors(
+        self, query: str, vector: np.ndarray, scopes: Sequence[str]
+    ) -> list[tuple[Entity, float, str]]:
+        """Entities the query is about: (entity, strength, how found)."""
+        found: dict[str, tuple[Entity, float, str]] = {}
+        for scope in scopes[:1]:
+            for entity in self._entities.mentions(query, scope):
+                found[entity.id] = (entity, 1.0, "name")
+        if self.policy.entity_vector_anchors:
+            hits = self._vectors.vector_search(
+                "entities", vector, self.policy.entity_vector_anchors, Filter(scopes=scopes)
+            )
+            for hit in hits:
+                matched = self._entities.get(hit.id)
+                if matched and hit.score >= self.policy.entity_min_similarity and hit.id not in found:
+                    found[hit.id] = (matched, hit.score, "vector")
+        return list(found.values())
+
+    # ------------------------------------------------------------ the pipeline
+
+    def retrieve(
+        self, query: str, vector: np.ndarray, where: Filter, limit: int, plan: QueryPlan
+    ) -> tuple[list[Candidate], list[str]]:
+        """Fused candidates (best first, not yet lifecycle-weighted) and notes for the caller."""
+        p = self.policy
+        notes: list[str] = []
+        k = max(limit * p.fanout, p.min_candidates)
+        ranked: dict[str, list[Hit]] = {
+            "vector": self._vectors.vector_search("facts", vector, k, where),
             "fts": self._vectors.text_search("facts", query, k, where),
         }
-        return fuse(ranked, self.policy)
+        anchors = self.anchors(query, vector, where.scopes or ()) if p.entity_channel or p.graph else []
+        if p.entity_channel and anchors:
+            restricted = replace(where, entity_ids_any=[e.id for e, _, _ in anchors])
+            ranked["entity"] = self._vectors.vector_search("facts", vector, k, restricted)
+        weights = dict(p.channel_weights)
+        for channel, boost in p.intent_channel_boost.get(plan.intent, {}).items():
+            weights[channel] = weights.get(channel, 1.0) * boost
+        fused = fuse(ranked, weights, p.rrf_k)
+        if "entity" in ranked:
+            names = ", ".join(e.name for e, _, _ in anchors)
+            for hit in ranked["entity"]:
+                fused[hit.id].channels["entity"]["via"] = names
+
+        if p.graph:
+            try:
+                self._expand_into(fused, ranked, anchors, where, plan, weights)
+            except Exception as err:  # the graph is an enhancement: never fail the caller for it
+                log.exception("graph expansion failed")
+                notes.append(f"graph expansion failed ({type(err).__name__}); results are from search alone")
+        return sorted(fused.values(), key=lambda c: (-c.fused, c.id)), notes
+
+    def _expand_into(
+        self,
+        fused: dict[str, Candidate],
+        ranked: Mapping[str, Sequence[Hit]],
+        anchors: Sequence[tuple[Entity, float, str]],
+        where: Filter,
+        plan: QueryPlan,
+        weights: Mapping[str, float],
+    ) -> None:
+        p = self.policy
+        seeds = sorted(fused.values(), key=lambda c: -c.fused)[: p.seeds]
+        top = seeds[0].fused if seeds else 1.0
+        activation = self.expand(
+            {c.id: c.fused / top for c in seeds},
+            {e.id: strength for e, strength, _ in anchors},
+            depth=p.complex_depth if plan.complex else p.depth,
+            intent=plan.intent,
+        )
+        reached = list(activation)
+        if not reached:
+            return
+        # Only facts the caller may see: the graph knows nothing of scopes and filters.
+        allowed = {hit.id for hit in self._vectors.filter_ids("facts", replace(where, ids=reached))}
+        order = sorted((fid for fid in reached if fid in allowed), key=lambda f: -activation[f].value)
+        weight = weights.get("graph", 1.0)
+        for rank, fid in enumerate(order, 1):
+            act = activation[fid]
+            candidate = fused.setdefault(fid, Candidate(fid))
+            candidate.fused += weight * act.value / (p.rrf_k + rank)
+            candidate.channels["graph"] = {
+                "rank": rank,
+                "activation": round(act.value, 4),
+                "hops": act.hops,
+                "edge": act.edge,
+                "from": act.from_id,
+                **({"via_entity": act.via_entity} if act.via_entity else {}),
+            }
+
+    def expand(
+        self,
+        seed_facts: Mapping[str, float],
+        seed_entities: Mapping[str, float],
+        *,
+        depth: int,
+        intent: Intent = Intent.GENERAL,
+    ) -> dict[str, Activation]:
+        """Spreading activation over the graph; returns the best activation per fact reached."""
+        p = self.policy
+        weights = dict(p.edge_weights)
+        for edge_type, boost in p.intent_edge_boost.get(intent, {}).items():
+            weights[edge_type] = weights.get(edge_type, 1.0) * boost
+        # best[node]: the strongest path that reached it (seeds too: a seed that another seed or
+        # an anchor points at is corroborated). A node is expanded once, at its first hop.
+        best: dict[str, Activation] = {}
+        expanded: set[str] = set()
+        fact_frontier = {fid: Activation(v, 0, "seed", fid) for fid, v in seed_facts.items()}
+        entity_frontier = {eid: Activation(v, 0, "anchor", eid) for eid, v in seed_entities.items()}
+
+        def offer(target: dict[str, Activation], node: str, act: Activation, origin: str) -> None:
+            if node == origin:
+                return
+            current = target.get(node)
+            if current is None or act.value > current.value:
+                target[node] = act
+            known = best.get(node)
+            if known is None or act.value > known.value:
+                best[node] = act
+
+        for hop in range(1, depth + 1):
+            expanded |= set(fact_frontier) | set(entity_frontier)
+            next_facts: dict[str, Activation] = {}
+            next_entities: dict[str, Activation] = {}
+            for edge in self._graph.fact_edges(list(fact_frontier), FACT_EDGES):
+                for here, there in ((edge.src, edge.dst), (edge.dst, edge.src)):
+                    if here in fact_frontier:
+                        value = fact_frontier[here].value * _edge_weight(edge, weights) * p.hop_decay
+                        offer(next_facts, there, Activation(value, hop, edge.type, here), here)
+            for edge in self._graph.about_edges(list(fact_frontier)):
+                value = fact_frontier[edge.src].value * weights["ABOUT"] * p.hop_decay
+                offer(next_entities, edge.dst, Activation(value, hop, "ABOUT", edge.src), edge.src)
+            for edge in self._graph.tag_neighbours(list(fact_frontier), limit=p.max_fanout_per_node):
+                value = fact_frontier[edge.src].value * weights["HAS_TAG"] * p.hop_decay
+                offer(next_facts, edge.dst, Activation(value, hop, "HAS_TAG", edge.src), edge.src)
+            strongest = sorted(entity_frontier.items(), key=lambda kv: -kv[1].value)[: p.max_fanout_per_node]
+            for eid, act in strongest:
+                entity = self._entities.get(eid)
+                name = entity.name if entity else None
+                for fid in self._graph.facts_about(
+                    eid, limit=p.max_fanout_per_node, statuses=("staged", "confirmed")
+                ):
+                    value = act.value * weights["ABOUT"] * p.hop_decay
+                    offer(next_facts, fid, Activation(value, hop, "ABOUT", eid, name), act.from_id)
+            for edge in self._graph.entity_relations(list(entity_frontier)):
+                for here, there in ((edge.src, edge.dst), (edge.dst, edge.src)):
+                    if here in entity_frontier:
+                        value = entity_frontier[here].value * _edge_weight(edge, weights) * p.hop_decay
+                        offer(next_entities, there, Activation(value, hop, "RELATES", here), here)
+            keep = sorted(next_facts.items(), key=lambda kv: -kv[1].value)[: p.max_expanded]
+            fact_frontier = {fid: act for fid, act in keep if fid not in expanded}
+            entity_frontier = {eid: act for eid, act in next_entities.items() if eid not in expanded}
+            if not fact_frontier and not entity_frontier:
+                break
+        return {node: act for node, act in best.items() if node.startswith("f_")}
+
+
+def _edge_weight(edge: EdgeRow, weights: Mapping[str, float]) -> float:
+    stored = edge.props.get("weight")
+    base = weights.get(edge.type, 0.5)
+    if isinstance(stored, int | float) and not math.isnan(stored):
+        return base * max(0.0, min(1.0, float(stored)))
+    return base

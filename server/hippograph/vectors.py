@@ -29,7 +29,11 @@ log = logging.getLogger(__name__)
 
 _TABLES = ("facts", "entities")
 _META_KEY = b"hippograph"
-_ARROW_TYPES = {"string": pa.string(), "timestamp": pa.timestamp("us", tz="UTC")}
+_ARROW_TYPES = {
+    "string": pa.string(),
+    "string_list": pa.list_(pa.string()),
+    "timestamp": pa.timestamp("us", tz="UTC"),
+}
 # Ids are ours (prefix + hex); anything else in a filter is a bug or an attack.
 _ID = re.compile(r"^[a-z]_[0-9a-f]{16}$")
 # Compact the fragments small appends leave behind once this many accumulate.
@@ -56,19 +60,41 @@ class Hit:
     rank: int  # 1-based
 
 
+def _sql_time(value: datetime) -> str:
+    return f"timestamp '{value.astimezone(UTC).strftime('%Y-%m-%d %H:%M:%S.%f')}'"
+
+
 @dataclass(frozen=True)
 class Filter:
-    """What candidate search may return; None means no restriction."""
+    """What candidate search may return; None means no restriction.
+
+    ``after``/``before`` bound a fact's time (event_time if known, else created_at),
+    half-open: after <= time < before.
+    """
 
     statuses: Sequence[str] | None = None
     scopes: Sequence[str] | None = None
     kinds: Sequence[str] | None = None
+    tags_any: Sequence[str] | None = None
+    entity_ids_any: Sequence[str] | None = None
+    ids: Sequence[str] | None = None
+    after: datetime | None = None
+    before: datetime | None = None
 
     def sql(self) -> str | None:
         clauses = []
         for column, values in (("status", self.statuses), ("scope", self.scopes), ("kind", self.kinds)):
             if values is not None:
                 clauses.append(f"{column} IN ({', '.join(_sql_literal(v) for v in values)})")
+        for column, values in (("tags", self.tags_any), ("entity_ids", self.entity_ids_any)):
+            if values is not None:
+                clauses.append(f"array_has_any({column}, [{', '.join(_sql_literal(v) for v in values)}])")
+        if self.ids is not None:
+            clauses.append(f"id IN {id_list(self.ids)}")
+        if self.after is not None:
+            clauses.append(f"time >= {_sql_time(self.after)}")
+        if self.before is not None:
+            clauses.append(f"time < {_sql_time(self.before)}")
         return " AND ".join(clauses) or None
 
 
@@ -113,7 +139,7 @@ class VectorStore:
         for row, vector in zip(rows, vectors, strict=True):
             record = dict(row)
             record["vector"] = vector.astype(np.float32)
-            for key in ("created_at", "event_time"):
+            for key in ("created_at", "event_time", "time"):
                 if isinstance(record.get(key), datetime):
                     record[key] = record[key].astimezone(UTC)
             records.append(record)
@@ -124,10 +150,13 @@ class VectorStore:
                 self._optimize_locked()
 
     def set_status(self, ids: Sequence[str], status: str) -> None:
+        self.update("facts", ids, {"status": status})
+
+    def update(self, table: str, ids: Sequence[str], values: Mapping[str, Any]) -> None:
         if not ids:
             return
         with self._lock:
-            self._tables["facts"].update(where=f"id IN {id_list(ids)}", values={"status": status})
+            self._tables[table].update(where=f"id IN {id_list(ids)}", values=dict(values))
 
     def delete(self, table: str, ids: Sequence[str]) -> None:
         if not ids:
@@ -169,6 +198,16 @@ class VectorStore:
             query = query.where(clause, prefilter=True)
         rows = query.select(["id", "_score"]).to_list()
         return [Hit(r["id"], float(r["_score"]), i) for i, r in enumerate(rows, 1)]
+
+    def filter_ids(self, table: str, where: Filter) -> list[Hit]:
+        """Rows matching ``where`` (no ranking: score 0, rank in storage order)."""
+        clause = where.sql()
+        query = self._tables[table].search()
+        if clause:
+            query = query.where(clause)
+        limit = len(where.ids) if where.ids is not None else None
+        rows = query.select(["id"]).limit(limit).to_list()
+        return [Hit(r["id"], 0.0, i) for i, r in enumerate(rows, 1)]
 
     def count(self, table: str) -> int:
         return int(self._tables[table].count_rows())

@@ -1,0 +1,562 @@
+"""Every lifecycle rule with literal inputs and expected outputs, plus properties."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from hippograph import lifecycle as lc
+from hippograph.errors import InvalidTransition
+from hippograph.models import Fact, FactKind, FactStatus, Provenance, Source, TtlPolicy
+
+NOW = datetime(2026, 1, 1, tzinfo=UTC)
+DAY = timedelta(days=1)
+
+
+def fact(**overrides: object) -> Fact:
+    base = Fact(
+        id="f_old",
+        content="Alice lives in Berlin",
+        kind=FactKind.FACT,
+        status=FactStatus.STAGED,
+        confidence=0.8,
+        source=Source.CONVERSATION,
+        provenance=Provenance.OBSERVED,
+        scope="global",
+        created_at=NOW,
+        valid_from=NOW,
+        subject="Alice",
+        predicate="lives_in",
+        object="Berlin",
+    )
+    return replace(base, **overrides)  # type: ignore[arg-type]
+
+
+def newer(**overrides: object) -> Fact:
+    return fact(**{"id": "f_new", "content": "Alice lives in Paris", "object": "Paris", **overrides})
+
+
+# ---------------------------------------------------------------- policy
+
+
+def test_policy_is_hashable_and_compares_by_value() -> None:
+    assert lc.LifecyclePolicy() == lc.DEFAULT_POLICY
+    assert hash(lc.LifecyclePolicy()) == hash(lc.DEFAULT_POLICY)
+    assert lc.LifecyclePolicy(source_weights={Source.FILE: 3.0}) != lc.DEFAULT_POLICY
+
+
+def test_policy_freezes_a_copy_of_mappings_from_settings() -> None:
+    weights = {Source.FILE: 3.0}
+    policy = lc.LifecyclePolicy(source_weights=weights)
+    weights[Source.FILE] = 9.0
+    assert policy.source_weights[Source.FILE] == 3.0
+    with pytest.raises(TypeError):
+        policy.source_weights[Source.FILE] = 1.0  # type: ignore[index]
+
+
+def test_policy_normalises_configured_multi_valued_predicates() -> None:
+    policy = lc.LifecyclePolicy(multi_valued_predicates=frozenset({"Plays With"}))
+    assert not lc.is_single_valued("plays_with", policy)
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        {"promotion_accesses": 0},
+        {"weekly_decay": 1.5},
+        {"half_life_days": {FactKind.FACT: 0.0}},
+        {"inferred_half_life_days": -1.0},
+        {"ephemeral_ttl_days": 0.0},
+    ],
+)
+def test_nonsensical_policy_is_refused(bad: dict[str, object]) -> None:
+    with pytest.raises(ValueError, match="invalid lifecycle policy"):
+        lc.LifecyclePolicy(**bad)  # type: ignore[arg-type]
+
+
+# ---------------------------------------------------------------- relevance
+
+
+def test_relevance_of_month_old_fact_is_the_product_of_its_terms() -> None:
+    r = lc.relevance(fact(), NOW + 30 * DAY)
+    assert (r.confidence, r.source_weight, r.usage_boost) == (0.8, 1.0, 1.0)
+    assert r.decay == pytest.approx(0.5 ** (23 / 30))
+    assert r.value == pytest.approx(0.8 * 1.0 * 0.5 ** (23 / 30) * 1.0)
+
+
+def test_relevance_value_is_always_the_product() -> None:
+    assert lc.Relevance(confidence=0.5, source_weight=2.0, decay=0.5, usage_boost=1.5).value == 0.75
+
+
+def test_no_decay_within_grace_period() -> None:
+    assert lc.decay_factor(fact(), NOW + 7 * DAY) == 1.0
+    assert lc.decay_factor(fact(), NOW + 8 * DAY) < 1.0
+
+
+@pytest.mark.parametrize(
+    ("source", "weight"),
+    [
+        (Source.USER_EDIT, 2.0),
+        (Source.FILE, 1.5),
+        (Source.SYSTEM, 1.2),
+        (Source.CONVERSATION, 1.0),
+        (Source.IMPORT, 1.0),
+    ],
+)
+def test_source_weights(source: Source, weight: float) -> None:
+    assert lc.relevance(fact(source=source), NOW).value == pytest.approx(0.8 * weight)
+
+
+def test_usage_boost_grows_with_log_of_accesses() -> None:
+    assert lc.usage_boost(0) == 1.0
+    assert lc.usage_boost(9) == pytest.approx(1.5)
+    assert lc.usage_boost(99) == pytest.approx(2.0)
+    assert lc.relevance(fact(access_count=9), NOW).value == pytest.approx(0.8 * 1.5)
+
+
+@pytest.mark.parametrize(
+    ("kind", "days"),
+    [
+        (FactKind.CORRECTION, 365),
+        (FactKind.DECISION, 180),
+        (FactKind.PREFERENCE, 90),
+        (FactKind.NEGATIVE, 90),
+        (FactKind.PROCEDURE, 60),
+        (FactKind.FACT, 30),
+        (FactKind.EPISODE, 30),
+    ],
+)
+def test_each_kind_halves_after_its_half_life(kind: FactKind, days: int) -> None:
+    assert lc.decay_factor(fact(kind=kind), NOW + (7 + days) * DAY) == pytest.approx(0.5)
+
+
+def test_inferred_fact_halves_in_a_week_whatever_its_kind() -> None:
+    inferred = fact(kind=FactKind.CORRECTION, provenance=Provenance.INFERRED)
+    assert lc.half_life(inferred) == 7.0
+    assert lc.decay_factor(inferred, NOW + 14 * DAY) == pytest.approx(0.5)
+
+
+def test_kind_without_half_life_loses_five_percent_a_week() -> None:
+    policy = lc.LifecyclePolicy(half_life_days={})
+    assert lc.half_life(fact(), policy) is None
+    assert lc.decay_factor(fact(), NOW + 21 * DAY, policy) == pytest.approx(0.95**2)
+
+
+def test_decay_counts_from_last_access() -> None:
+    used = fact(last_accessed=NOW + 100 * DAY)
+    assert lc.decay_factor(used, NOW + 105 * DAY) == 1.0
+    assert lc.decay_factor(used, NOW + 137 * DAY) == pytest.approx(0.5)
+
+
+def test_pinned_and_keep_forever_facts_never_decay() -> None:
+    far = NOW + 5000 * DAY
+    assert lc.decay_factor(fact(pinned=True), far) == 1.0
+    assert lc.decay_factor(fact(ttl_policy=TtlPolicy.KEEP_FOREVER), far) == 1.0
+
+
+def test_pinned_fact_counts_as_certain() -> None:
+    r = lc.relevance(fact(pinned=True, confidence=0.3), NOW + 400 * DAY)
+    assert (r.confidence, r.decay, r.value) == (1.0, 1.0, 1.0)
+
+
+def test_expired_ephemeral_fact_has_no_relevance_left() -> None:
+    f = fact(ttl_policy=TtlPolicy.EPHEMERAL, expires_at=NOW + DAY)
+    assert lc.decay_factor(f, NOW + 23 * timedelta(hours=1)) == 1.0
+    assert lc.decay_factor(f, NOW + DAY) == 0.0
+    assert lc.relevance(f, NOW + DAY).value == 0.0
+
+
+def test_pinning_outlives_an_ephemeral_expiry() -> None:
+    f = fact(ttl_policy=TtlPolicy.EPHEMERAL, expires_at=NOW + DAY, pinned=True)
+    assert not lc.is_expired(f, NOW + 10 * DAY)
+    assert lc.decay_factor(f, NOW + 10 * DAY) == 1.0
+
+
+@pytest.mark.parametrize(
+    ("status", "weight"),
+    [
+        (FactStatus.CONFIRMED, 1.0),
+        (FactStatus.STAGED, 0.8),
+        (FactStatus.SUPERSEDED, 0.3),
+        (FactStatus.RETRACTED, 0.0),
+    ],
+)
+def test_status_weights(status: FactStatus, weight: float) -> None:
+    assert lc.status_weight(status) == weight
+
+
+# ---------------------------------------------------------------- admission
+
+
+def test_ephemeral_fact_gets_a_one_day_expiry_unless_given() -> None:
+    assert lc.admit(fact(ttl_policy=TtlPolicy.EPHEMERAL), NOW).expires_at == NOW + DAY
+    given_expiry = fact(ttl_policy=TtlPolicy.EPHEMERAL, expires_at=NOW + 3 * DAY)
+    assert lc.admit(given_expiry, NOW).expires_at == NOW + 3 * DAY
+    assert lc.admit(fact(), NOW).expires_at is None
+
+
+@pytest.mark.parametrize(
+    ("given_confidence", "kept"), [(1.7, 1.0), (-0.2, 0.0), (float("nan"), 0.0), (0.6, 0.6)]
+)
+def test_admit_clamps_confidence(given_confidence: float, kept: float) -> None:
+    assert lc.admit(fact(confidence=given_confidence), NOW).confidence == kept
+
+
+def test_admit_leaves_the_rest_alone() -> None:
+    f = fact()
+    assert lc.admit(f, NOW) == f
+
+
+# ---------------------------------------------------------------- access
+
+
+def test_staged_fact_is_promoted_on_third_access() -> None:
+    f = fact()
+    for expected in (FactStatus.STAGED, FactStatus.STAGED, FactStatus.CONFIRMED):
+        f = lc.record_access(f, NOW + DAY)
+        assert f.status is expected
+    assert (f.access_count, f.last_accessed) == (3, NOW + DAY)
+    assert f.confidence == pytest.approx(0.86)
+    assert f.status_reason == "promoted after 3 accesses"
+
+
+def test_promotion_threshold_follows_the_policy() -> None:
+    once = lc.record_access(fact(), NOW, lc.LifecyclePolicy(promotion_accesses=1))
+    assert once.status is FactStatus.CONFIRMED
+
+
+def test_access_boost_stops_at_certainty() -> None:
+    assert lc.record_access(fact(confidence=0.99), NOW).confidence == 1.0
+    assert lc.record_access(fact(confidence=1.0, pinned=True), NOW).confidence == 1.0
+
+
+def test_access_never_moves_last_accessed_backwards() -> None:
+    f = lc.record_access(fact(last_accessed=NOW + 5 * DAY), NOW + DAY)
+    assert (f.last_accessed, f.access_count) == (NOW + 5 * DAY, 1)
+
+
+@pytest.mark.parametrize("status", [FactStatus.SUPERSEDED, FactStatus.RETRACTED])
+def test_access_to_history_counts_but_never_revives_it(status: FactStatus) -> None:
+    f = lc.record_access(fact(status=status, access_count=5), NOW)
+    assert (f.status, f.access_count, f.confidence, f.last_accessed) == (status, 6, 0.8, NOW)
+
+
+# ---------------------------------------------------------------- confirm, supersede, retract, correct
+
+
+def test_confirm_pins_the_fact() -> None:
+    f = lc.confirm(fact(), NOW)
+    assert (f.status, f.pinned, f.confidence, f.status_reason) == (
+        FactStatus.CONFIRMED,
+        True,
+        1.0,
+        "confirmed by user",
+    )
+
+
+def test_confirming_a_pinned_fact_changes_nothing() -> None:
+    pinned = lc.confirm(fact(), NOW)
+    assert lc.confirm(pinned, NOW + DAY) == pinned
+
+
+def test_confirm_of_superseded_fact_points_at_the_newer_one() -> None:
+    with pytest.raises(
+        InvalidTransition, match=r"f_old was superseded by a newer fact \(f_new\); confirm that one"
+    ):
+        lc.confirm(fact(status=FactStatus.SUPERSEDED), NOW, current_id="f_new")
+    with pytest.raises(InvalidTransition, match="explain"):
+        lc.confirm(fact(status=FactStatus.SUPERSEDED), NOW)
+
+
+def test_confirm_of_forgotten_fact_says_how_to_restore_it() -> None:
+    with pytest.raises(InvalidTransition, match="remember it again"):
+        lc.confirm(fact(status=FactStatus.RETRACTED, status_reason="user asked"), NOW)
+
+
+def test_supersede_closes_the_validity_of_the_old_fact() -> None:
+    f = lc.supersede(fact(), NOW + DAY, "corrected by f_new")
+    assert (f.status, f.valid_until, f.status_reason) == (
+        FactStatus.SUPERSEDED,
+        NOW + DAY,
+        "corrected by f_new",
+    )
+
+
+def test_superseding_twice_asks_for_the_newest_fact() -> None:
+    old = lc.supersede(fact(), NOW, "corrected")
+    with pytest.raises(InvalidTransition, match=r"correct the newest fact in its chain \(f_new\)"):
+        lc.supersede(old, NOW, "again", current_id="f_new")
+
+
+def test_superseding_a_forgotten_fact_is_refused() -> None:
+    with pytest.raises(InvalidTransition, match="forgotten"):
+        lc.supersede(fact(status=FactStatus.RETRACTED), NOW, "corrected")
+
+
+def test_only_active_facts_can_be_corrected() -> None:
+    assert lc.can_correct(fact())
+    assert lc.can_correct(fact(status=FactStatus.CONFIRMED))
+    assert not lc.can_correct(fact(status=FactStatus.SUPERSEDED))
+    assert not lc.can_correct(fact(status=FactStatus.RETRACTED))
+    lc.check_correctable(fact())
+    with pytest.raises(InvalidTransition, match="was forgotten"):
+        lc.check_correctable(fact(status=FactStatus.RETRACTED))
+    with pytest.raises(InvalidTransition, match="f_2"):
+        lc.check_correctable(fact(status=FactStatus.SUPERSEDED), current_id="f_2")
+
+
+def test_retract_keeps_the_fact_as_history() -> None:
+    f = lc.retract(fact(), NOW, "user asked")
+    assert (f.status, f.valid_until, f.status_reason, f.content) == (
+        FactStatus.RETRACTED,
+        NOW,
+        "user asked",
+        "Alice lives in Berlin",
+    )
+
+
+def test_retracting_twice_changes_nothing() -> None:
+    once = lc.retract(fact(), NOW, "user asked")
+    assert lc.retract(once, NOW + DAY, "again") == once
+
+
+def test_retracting_a_superseded_fact_keeps_its_end_of_validity() -> None:
+    old = lc.supersede(fact(), NOW, "corrected")
+    f = lc.retract(old, NOW + DAY, "user asked")
+    assert (f.status, f.valid_until) == (FactStatus.RETRACTED, NOW)
+
+
+# ---------------------------------------------------------------- conflicts
+
+
+@pytest.mark.parametrize(
+    ("new", "expected"),
+    [
+        (newer(confidence=0.95), lc.ConflictOutcome.SUPERSEDE),
+        (newer(confidence=0.9), lc.ConflictOutcome.CONTRADICT),
+        (newer(confidence=0.7), lc.ConflictOutcome.CONTRADICT),
+        (newer(confidence=0.5, source=Source.USER_EDIT), lc.ConflictOutcome.SUPERSEDE),
+        (newer(confidence=0.5, provenance=Provenance.USER_CORRECTED), lc.ConflictOutcome.SUPERSEDE),
+        (newer(confidence=0.95, subject=" ALICE ", predicate="Lives In"), lc.ConflictOutcome.SUPERSEDE),
+        (newer(confidence=0.95, object=" berlin "), lc.ConflictOutcome.NONE),
+        (newer(confidence=0.95, subject="Bob"), lc.ConflictOutcome.NONE),
+        (newer(confidence=0.95, predicate="works_at"), lc.ConflictOutcome.NONE),
+        (newer(confidence=0.95, predicate="likes"), lc.ConflictOutcome.NONE),
+        (newer(confidence=0.95, subject=None), lc.ConflictOutcome.NONE),
+        (newer(confidence=0.95, predicate=""), lc.ConflictOutcome.NONE),
+        (newer(confidence=0.95, object=None), lc.ConflictOutcome.NONE),
+        (newer(confidence=0.95, scope="project:x"), lc.ConflictOutcome.NONE),
+    ],
+    ids=[
+        "confident-supersedes",
+        "exactly-threshold-contradicts",
+        "unsure-contradicts",
+        "user-edit-supersedes",
+        "user-correction-supersedes",
+        "subject-and-predicate-compare-loosely",
+        "same-value-normalised",
+        "other-subject",
+        "other-predicate",
+        "multi-valued-predicate",
+        "no-subject",
+        "no-predicate",
+        "no-value",
+        "other-scope",
+    ],
+)
+def test_conflict_rule(new: Fact, expected: lc.ConflictOutcome) -> None:
+    assert lc.resolve_conflict(new, fact()) is expected
+
+
+@pytest.mark.parametrize("status", [FactStatus.SUPERSEDED, FactStatus.RETRACTED])
+def test_conflict_ignores_history(status: FactStatus) -> None:
+    assert lc.resolve_conflict(newer(confidence=1.0), fact(status=status)) is lc.ConflictOutcome.NONE
+
+
+def test_a_fact_never_conflicts_with_itself() -> None:
+    assert lc.resolve_conflict(fact(confidence=1.0), fact(object="Paris")) is lc.ConflictOutcome.NONE
+
+
+def test_pinned_fact_yields_only_to_the_user() -> None:
+    pinned = lc.confirm(fact(), NOW)
+    assert lc.resolve_conflict(newer(confidence=0.99), pinned) is lc.ConflictOutcome.CONTRADICT
+    assert lc.resolve_conflict(newer(source=Source.USER_EDIT), pinned) is lc.ConflictOutcome.SUPERSEDE
+
+
+def test_denial_conflicts_with_the_same_assertion_even_on_multi_valued_predicates() -> None:
+    likes = fact(predicate="likes", object="jazz")
+    denial = fact(id="f_new", kind=FactKind.NEGATIVE, predicate="likes", object="Jazz", confidence=0.95)
+    assert lc.resolve_conflict(denial, likes) is lc.ConflictOutcome.SUPERSEDE
+    assert lc.resolve_conflict(replace(likes, id="f_new", confidence=0.5), replace(denial, id="f_old")) is (
+        lc.ConflictOutcome.CONTRADICT
+    )
+
+
+def test_denials_of_different_values_do_not_conflict() -> None:
+    not_berlin = fact(kind=FactKind.NEGATIVE)
+    assert (
+        lc.resolve_conflict(newer(kind=FactKind.NEGATIVE, confidence=1.0), not_berlin)
+        is lc.ConflictOutcome.NONE
+    )
+    assert lc.resolve_conflict(newer(confidence=1.0), not_berlin) is lc.ConflictOutcome.NONE
+
+
+@pytest.mark.parametrize(
+    ("predicate", "single"),
+    [
+        ("lives_in", True),
+        ("works_at", True),
+        ("prefers", True),
+        ("email", True),
+        ("birthday", True),
+        ("likes", False),
+        ("Member Of", False),
+        ("friend-of", False),
+        ("knows", False),
+    ],
+)
+def test_which_predicates_hold_one_value(predicate: str, single: bool) -> None:
+    assert lc.is_single_valued(predicate) is single
+
+
+# ---------------------------------------------------------------- maintenance
+
+
+def test_maintenance_200_days_on_retracts_unused_staged_fact_and_keeps_pinned_one() -> None:
+    later = NOW + 200 * DAY
+    unused = lc.maintain(fact(), later)
+    assert unused.action is lc.MaintenanceKind.RETRACT_DECAYED
+    assert unused.fact == replace(
+        fact(), status=FactStatus.RETRACTED, valid_until=later, status_reason="decayed"
+    )
+    assert lc.maintain(lc.confirm(fact(), NOW), later) == lc.MaintenanceAction(lc.MaintenanceKind.NONE)
+
+
+def test_maintenance_spares_facts_used_five_times() -> None:
+    used = fact(status=FactStatus.CONFIRMED, access_count=5, confidence=0.3)
+    assert lc.maintain(used, NOW + 900 * DAY).action is lc.MaintenanceKind.NONE
+    less_used = replace(used, access_count=4)
+    assert lc.maintain(less_used, NOW + 900 * DAY).action is lc.MaintenanceKind.RETRACT_DECAYED
+
+
+def test_maintenance_spares_keep_forever_facts() -> None:
+    kept = fact(ttl_policy=TtlPolicy.KEEP_FOREVER, confidence=0.1)
+    assert lc.maintain(kept, NOW + 900 * DAY).action is lc.MaintenanceKind.NONE
+
+
+def test_maintenance_gives_a_fresh_unsure_fact_its_grace_period() -> None:
+    unsure = fact(confidence=0.1)
+    assert lc.maintain(unsure, NOW + 7 * DAY).action is lc.MaintenanceKind.NONE
+    assert lc.maintain(unsure, NOW + 8 * DAY).action is lc.MaintenanceKind.RETRACT_DECAYED
+
+
+def test_maintenance_keeps_a_fact_until_it_decays_below_the_threshold() -> None:
+    # 0.8 × 0.5^(t/30) < 0.2 once t > 60 idle days past the grace period.
+    assert lc.maintain(fact(), NOW + 66 * DAY).action is lc.MaintenanceKind.NONE
+    assert lc.maintain(fact(), NOW + 68 * DAY).action is lc.MaintenanceKind.RETRACT_DECAYED
+
+
+def test_ephemeral_fact_expires_after_a_day() -> None:
+    f = lc.admit(fact(ttl_policy=TtlPolicy.EPHEMERAL, status=FactStatus.CONFIRMED, access_count=50), NOW)
+    assert lc.maintain(f, NOW + 23 * timedelta(hours=1)).action is lc.MaintenanceKind.NONE
+    expired = lc.maintain(f, NOW + DAY)
+    assert expired.action is lc.MaintenanceKind.EXPIRE
+    assert expired.fact is not None
+    assert (expired.fact.status, expired.fact.status_reason, expired.fact.valid_until) == (
+        FactStatus.RETRACTED,
+        "expired",
+        NOW + DAY,
+    )
+
+
+def test_maintenance_promotes_staged_fact_with_enough_accesses() -> None:
+    result = lc.maintain(fact(access_count=3), NOW)
+    assert result.action is lc.MaintenanceKind.PROMOTE
+    assert result.fact is not None
+    assert result.fact.status is FactStatus.CONFIRMED
+
+
+def test_maintenance_retracts_a_decayed_fact_even_if_it_was_due_for_promotion() -> None:
+    result = lc.maintain(fact(access_count=3, confidence=0.2), NOW + 200 * DAY)
+    assert result.action is lc.MaintenanceKind.RETRACT_DECAYED
+
+
+@pytest.mark.parametrize("status", [FactStatus.SUPERSEDED, FactStatus.RETRACTED])
+def test_maintenance_leaves_history_alone(status: FactStatus) -> None:
+    old = fact(status=status, ttl_policy=TtlPolicy.EPHEMERAL, expires_at=NOW)
+    assert lc.maintain(old, NOW + 900 * DAY) == lc.MaintenanceAction(lc.MaintenanceKind.NONE)
+
+
+def test_maintaining_the_output_of_maintenance_does_nothing() -> None:
+    for f, when in [(fact(), NOW + 200 * DAY), (fact(access_count=3), NOW)]:
+        first = lc.maintain(f, when)
+        assert first.fact is not None
+        assert lc.maintain(first.fact, when).action is lc.MaintenanceKind.NONE
+
+
+# ---------------------------------------------------------------- properties
+
+deterministic = settings(derandomize=True, database=None, max_examples=300)
+
+facts = st.builds(
+    fact,
+    kind=st.sampled_from(FactKind),
+    source=st.sampled_from(Source),
+    provenance=st.sampled_from(Provenance),
+    status=st.sampled_from(FactStatus),
+    confidence=st.floats(0, 1),
+    access_count=st.integers(0, 50),
+    pinned=st.booleans(),
+    ttl_policy=st.sampled_from(TtlPolicy),
+    last_accessed=st.none() | st.floats(0, 400).map(lambda d: NOW + timedelta(days=d)),
+    expires_at=st.none() | st.floats(0, 400).map(lambda d: NOW + timedelta(days=d)),
+)
+days = st.floats(0, 3000)
+
+
+@deterministic
+@given(facts, days, days)
+def test_relevance_never_rises_with_idle_time(f: Fact, a: float, b: float) -> None:
+    early, late = sorted((a, b))
+    assert (
+        lc.relevance(f, NOW + timedelta(days=late)).value
+        <= lc.relevance(f, NOW + timedelta(days=early)).value
+    )
+
+
+@deterministic
+@given(facts, days)
+def test_pinned_fact_never_decays(f: Fact, d: float) -> None:
+    assert lc.decay_factor(replace(f, pinned=True), NOW + timedelta(days=d)) == 1.0
+
+
+@deterministic
+@given(facts, st.integers(1, 10))
+def test_access_never_lowers_confidence_nor_exceeds_one(f: Fact, times: int) -> None:
+    for _ in range(times):
+        after = lc.record_access(f, NOW)
+        assert f.confidence <= after.confidence <= 1.0
+        f = after
+
+
+@deterministic
+@given(facts, days)
+def test_maintenance_is_idempotent(f: Fact, d: float) -> None:
+    now = NOW + timedelta(days=d)
+    first = lc.maintain(lc.admit(f, NOW), now)
+    settled = first.fact or lc.admit(f, NOW)
+    assert lc.maintain(settled, now) == lc.MaintenanceAction(lc.MaintenanceKind.NONE)
+
+
+@deterministic
+@given(facts, days)
+def test_maintenance_never_revives_or_unpins(f: Fact, d: float) -> None:
+    result = lc.maintain(f, NOW + timedelta(days=d))
+    if result.fact is not None:
+        assert f.status.is_active
+        assert result.fact.pinned == f.pinned
+        assert result.fact.status in (FactStatus.CONFIRMED, FactStatus.RETRACTED)
