@@ -501,9 +501,37 @@ class GraphStore:
         rows = self._run("MATCH (e:Entity) WHERE e.id IN $ids RETURN e", {"ids": list(entity_ids)})
         return {r["e"]["id"]: _entity_from_row(r["e"]) for r in rows}
 
+    def all_edges(self) -> list[EdgeRow]:
+        """Every edge in the graph (fact-fact, ABOUT, RELATES, HAS_TAG), for export and views."""
+        edges: list[EdgeRow] = []
+        for edge_type in FACT_EDGES:
+            rows = self._run(
+                f"MATCH (a:Fact)-[r:{edge_type}]->(b:Fact) RETURN a.id AS src, b.id AS dst, r AS props"
+            )
+            edges += [EdgeRow(edge_type, r["src"], r["dst"], _edge_props(r["props"])) for r in rows]
+        rows = self._run(
+            "MATCH (f:Fact)-[r:ABOUT]->(e:Entity) RETURN f.id AS src, e.id AS dst, r.role AS role"
+        )
+        edges += [EdgeRow("ABOUT", r["src"], r["dst"], {"role": r["role"]}) for r in rows]
+        rows = self._run(
+            "MATCH (a:Entity)-[r:RELATES]->(b:Entity) RETURN a.id AS src, b.id AS dst, r AS props"
+        )
+        edges += [EdgeRow("RELATES", r["src"], r["dst"], _edge_props(r["props"])) for r in rows]
+        rows = self._run("MATCH (f:Fact)-[:HAS_TAG]->(t:Tag) RETURN f.id AS src, t.name AS tag")
+        edges += [EdgeRow("HAS_TAG", r["src"], r["tag"], {}) for r in rows]
+        return edges
+
+    def count_by(self, column: str) -> dict[str, int]:
+        """Fact counts grouped by kind, status or scope."""
+        if column not in ("kind", "status", "scope"):
+            raise ValueError(f"cannot group facts by {column!r}")
+        rows = self._run(f"MATCH (f:Fact) RETURN f.{column} AS key, count(*) AS n")
+        return {r["key"]: int(r["n"]) for r in rows}
+
     # ------------------------------------------------------------ stats
 
     def counts(self) -> dict[str, int]:
         facts = self._run("MATCH (f:Fact) RETURN count(f) AS n")[0]["n"]
         entities = self._run("MATCH (e:Entity) RETURN count(e) AS n")[0]["n"]
-        return {"facts": int(facts), "entities": int(entities)}
+        edges = self._run("MATCH ()-[r]->() RETURN count(r) AS n")[0]["n"]
+        return {"facts": int(facts), "entities": int(entities), "edges": int(edges)}
