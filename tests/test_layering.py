@@ -19,7 +19,8 @@ FORBIDDEN = {
     "graph": {"memory", "mcp_app", "cli", "vectors", "retrieval"},
     "vectors": {"memory", "mcp_app", "cli", "graph"},
     "retrieval": {"memory", "mcp_app", "cli"},
-    "memory": {"mcp_app", "cli"},
+    "memory": {"mcp_app", "cli", "shared"},
+    "shared": {"mcp_app", "cli"},
     "mcp_app": {"cli"},
 }
 THIRD_PARTY_BANNED = {

@@ -13,11 +13,14 @@ import logging
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hippograph import __version__
 from hippograph.config import Settings
 from hippograph.errors import HippographError, StoreError
+
+if TYPE_CHECKING:
+    from hippograph.shared import SharedMemory
 
 log = logging.getLogger("hippograph")
 
@@ -48,6 +51,9 @@ def _parser() -> argparse.ArgumentParser:
     )
     maintain.add_argument("--now", help="pretend it is this time (ISO 8601), e.g. to preview decay")
     maintain.add_argument("--json", action="store_true", help="print JSON")
+
+    doctor = sub.add_parser("doctor", parents=[common], help="check the stores agree; repair and report")
+    doctor.add_argument("--json", action="store_true", help="print JSON")
 
     stats = sub.add_parser("stats", parents=[common], help="counts of what memory holds")
     stats.add_argument("--json", action="store_true", help="print JSON")
@@ -82,55 +88,74 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_UNUSABLE
     _configure_logging(settings.log_level)
 
-    from hippograph.memory import Memory  # deferred: loads the database engines
+    from hippograph.shared import SharedMemory  # deferred: loads the database engines
 
+    if command == "serve" and settings.transport != "stdio":
+        from hippograph.mcp_app import is_loopback
+
+        if not is_loopback(settings.host) and settings.token is None:
+            print(
+                f"hippograph: refusing to serve on {settings.host} without a token: anyone who can reach it "
+                "could read and change your memory. Set HIPPOGRAPH_TOKEN, or bind 127.0.0.1.",
+                file=sys.stderr,
+            )
+            return EXIT_UNUSABLE
     try:
-        memory = Memory.open(settings)
+        memory = SharedMemory.open(settings)
     except StoreError as err:
         print(f"hippograph: {err}", file=sys.stderr)
         return EXIT_UNUSABLE
     try:
-        if command == "serve":
-            from hippograph.mcp_app import build_server, run
-
-            log.info("hippograph %s serving %s from %s", __version__, settings.transport, settings.data_dir)
-            memory.start_background()
-            run(build_server(memory), settings)
-            return EXIT_OK
-        if command == "search":
-            out = memory.search(args.query, limit=args.limit, scope=args.scope)
-            if args.json:
-                print(out.model_dump_json(indent=2))
-            else:
-                for i, hit in enumerate(out.results, 1):
-                    print(
-                        f"{i:>2}. [{hit.id}] {hit.content}  ({hit.kind}, {hit.status}, score {hit.score:.4f})"
-                    )
-                if not out.results:
-                    print("no results")
-            return EXIT_OK
-        if command == "maintain":
-            from hippograph.query_intent import parse_time_bound
-
-            now = parse_time_bound(args.now, memory.clock(), end=False) if args.now else None
-            report = memory.maintain(now)
-            if args.json:
-                print(report.model_dump_json(indent=2))
-            else:
-                print("\n".join(f"{k}: {v}" for k, v in report.model_dump().items()))
-            return EXIT_OK
-        if command == "stats":
-            stats = memory.stats()
-            print(
-                json.dumps(stats, indent=2) if args.json else "\n".join(f"{k}: {v}" for k, v in stats.items())
-            )
-            return EXIT_OK
-        raise AssertionError(f"unhandled command {command}")
+        return _run_command(command, args, memory, settings)
     except HippographError as err:
         print(f"hippograph: {err}", file=sys.stderr)
         return EXIT_FAILED
     finally:
         memory.close()
+
+
+def _print(data: Any, as_json: bool) -> None:
+    if as_json:
+        print(json.dumps(data, indent=2, default=str))
+        return
+    for key, value in data.items():
+        if isinstance(value, dict):
+            value = ", ".join(f"{k} {v}" for k, v in sorted(value.items())) or "-"
+        print(f"{key}: {value}")
+
+
+def _run_command(command: str, args: argparse.Namespace, memory: SharedMemory, settings: Settings) -> int:
+    if command == "serve":
+        from hippograph.mcp_app import build_server, run
+
+        log.info("hippograph %s serving %s from %s", __version__, settings.transport, settings.data_dir)
+        memory.start_background()
+        run(build_server(memory), settings)
+        return EXIT_OK
+    if command == "search":
+        out = memory.search(args.query, limit=args.limit, scope=args.scope)
+        if args.json:
+            print(out.model_dump_json(indent=2))
+            return EXIT_OK
+        for i, hit in enumerate(out.results, 1):
+            print(f"{i:>2}. [{hit.id}] {hit.content}  ({hit.kind}, {hit.status}, score {hit.score:.4f})")
+        if not out.results:
+            print("no results")
+        return EXIT_OK
+    if command == "maintain":
+        from hippograph.memory import utcnow
+        from hippograph.query_intent import parse_time_bound
+
+        now = parse_time_bound(args.now, utcnow(), end=False) if args.now else None
+        _print(memory.maintain(now).model_dump(), args.json)
+        return EXIT_OK
+    if command == "doctor":
+        _print(memory.doctor(), args.json)
+        return EXIT_OK
+    if command == "stats":
+        _print(memory.stats(), args.json)
+        return EXIT_OK
+    raise AssertionError(f"unhandled command {command}")
 
 
 if __name__ == "__main__":

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Literal
 
 import platformdirs
-from pydantic import Field, field_validator
+from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
@@ -39,6 +39,12 @@ class Settings(BaseSettings):
     host: str = Field(default="127.0.0.1", description="HTTP transports bind here (loopback by default).")
     port: int = Field(default=8765, ge=0, le=65535)
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
+    token: SecretStr | None = Field(
+        default=None, description="Bearer token HTTP clients must send; required to bind a non-loopback host."
+    )
+    secrets: Literal["refuse", "redact"] = Field(
+        default="refuse", description="Content holding a credential is refused, or stored with it masked."
+    )
 
     max_content_bytes: int = Field(default=8192, ge=64, description="Largest fact content accepted (UTF-8).")
     max_query_chars: int = Field(default=2000, ge=16)

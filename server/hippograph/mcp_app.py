@@ -7,21 +7,26 @@ failures (``HippographError``) become tool errors whose message the model can ac
 from __future__ import annotations
 
 import functools
+import hmac
+import ipaddress
 from collections.abc import Callable
-from typing import Annotated, Any, Literal, ParamSpec, TypeVar
+from typing import Annotated, Literal, ParamSpec, TypeVar
 from urllib.parse import unquote
 
+import uvicorn
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ToolError
 from mcp.server.transport_security import TransportSecuritySettings
 from mcp_types import ToolAnnotations
 from pydantic import Field
+from starlette.responses import JSONResponse
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from hippograph import __version__
 from hippograph.config import Settings
 from hippograph.errors import HippographError
-from hippograph.memory import Memory
 from hippograph.models import CorrectOut, ExplainOut, FactOut, LinkOut, RecallOut, RememberOut, SearchOut
+from hippograph.shared import SharedMemory
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -67,7 +72,7 @@ def transport_security(settings: Settings) -> TransportSecuritySettings:
     )
 
 
-def build_server(memory: Memory) -> MCPServer:
+def build_server(memory: SharedMemory) -> MCPServer:
     server: MCPServer = MCPServer(
         name="hippograph",
         title="hippograph memory",
@@ -332,13 +337,52 @@ def build_server(memory: Memory) -> MCPServer:
     return server
 
 
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+class BearerTokenMiddleware:
+    """Every HTTP request must carry ``Authorization: Bearer <HIPPOGRAPH_TOKEN>``."""
+
+    def __init__(self, app: ASGIApp, token: str) -> None:
+        self.app = app
+        self._expected = f"Bearer {token}".encode()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            sent = dict(scope["headers"]).get(b"authorization", b"")
+            if not hmac.compare_digest(sent, self._expected):
+                response = JSONResponse(
+                    {"error": "unauthorized: send the header 'Authorization: Bearer <HIPPOGRAPH_TOKEN>'"},
+                    status_code=401,
+                )
+                await response(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
+def http_app(server: MCPServer, settings: Settings) -> ASGIApp:
+    """The SSE or streamable-HTTP app with Host/Origin checks and, if set, the bearer token."""
+    security = transport_security(settings)
+    app: ASGIApp
+    if settings.transport == "sse":
+        app = server.sse_app(transport_security=security, host=settings.host)
+    else:
+        app = server.streamable_http_app(transport_security=security, host=settings.host)
+    token = settings.token.get_secret_value() if settings.token else None
+    return BearerTokenMiddleware(app, token) if token else app
+
+
 def run(server: MCPServer, settings: Settings) -> None:
-    kwargs: dict[str, Any] = {}
-    if settings.transport != "stdio":
-        kwargs = {
-            "host": settings.host,
-            "port": settings.port,
-            "transport_security": transport_security(settings),
-        }
-    transport = "streamable-http" if settings.transport == "http" else settings.transport
-    server.run(transport, **kwargs)
+    if settings.transport == "stdio":
+        server.run("stdio")
+        return
+    config = uvicorn.Config(
+        http_app(server, settings), host=settings.host, port=settings.port, log_level="warning"
+    )
+    uvicorn.Server(config).run()

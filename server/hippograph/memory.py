@@ -846,10 +846,29 @@ class Memory:
                 restatused=len(stale),
             )
 
+    def doctor(self) -> dict[str, Any]:
+        """Check the stores agree and repair what does not; report what was done."""
+        self.apply_accesses()
+        report = self.reconcile()
+        return {
+            "reindexed": report.added,
+            "orphan_rows_removed": report.removed,
+            "statuses_fixed": report.restatused,
+            **self.stats(),
+        }
+
     def stats(self) -> dict[str, Any]:
         return {
             **self.graph.counts(),
+            "by_kind": self.graph.count_by("kind"),
+            "by_status": self.graph.count_by("status"),
+            "by_scope": self.graph.count_by("scope"),
             "indexed_facts": self.vectors.count("facts"),
+            "disk_bytes": sum(
+                p.stat().st_size
+                for p in self.settings.data_dir.rglob("*")
+                if p.is_file() and "models" not in p.relative_to(self.settings.data_dir).parts
+            ),
             "schema_version": self.graph.schema_version(),
             "last_maintenance": self.graph.get_meta(_LAST_MAINTENANCE),
         }

@@ -1,0 +1,151 @@
+"""Reliability workloads shared by the tests (small) and bench/reliability.py (large).
+
+Real server processes on one data dir, driven by the official MCP client; every
+acknowledged write is checked afterwards against both stores.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import anyio
+from mcp import ClientSession
+from mcp.client.streamable_http import streamable_http_client
+
+from hippograph.config import Settings
+from hippograph.memory import Memory
+from tests.conftest import PYTHON, server_env
+from tests.mcp_helpers import _wait_for_port, free_port, stdio_session
+
+
+@dataclass
+class Tally:
+    attempted: int = 0
+    acknowledged: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    searches: int = 0
+
+
+async def _writer(session: ClientSession, label: str, count: int, tally: Tally, concurrency: int) -> None:
+    limiter = anyio.Semaphore(concurrency)
+
+    async def one(i: int) -> None:
+        async with limiter:
+            tally.attempted += 1
+            result = await session.call_tool(
+                "remember", {"content": f"{label} wrote note number {i} about otters"}
+            )
+            if result.is_error or not result.structured_content:
+                tally.errors.append(str(result.content))
+            else:
+                tally.acknowledged.append(result.structured_content["id"])
+            if i % 5 == 0:
+                found = await session.call_tool("search", {"query": f"{label} note {i}", "limit": 3})
+                tally.searches += 1
+                if found.is_error:
+                    tally.errors.append(str(found.content))
+
+    async with anyio.create_task_group() as tg:
+        for i in range(count):
+            tg.start_soon(one, i)
+
+
+async def concurrent_processes(
+    data_dir: Path, models_dir: Path, processes: int, writes_each: int, concurrency: int = 8
+) -> Tally:
+    """``processes`` stdio servers on one data dir, each taking ``writes_each`` concurrent remembers."""
+    tally = Tally()
+
+    async def client(n: int) -> None:
+        async with stdio_session(data_dir, models_dir) as session:
+            await _writer(session, f"client{n}", writes_each, tally, concurrency)
+
+    async with anyio.create_task_group() as tg:
+        for n in range(processes):
+            tg.start_soon(client, n)
+    return tally
+
+
+@asynccontextmanager
+async def http_server(data_dir: Path, models_dir: Path) -> AsyncIterator[tuple[subprocess.Popen[bytes], str]]:
+    port = free_port()
+    process = subprocess.Popen(
+        [PYTHON, "-m", "hippograph", "serve", "--transport", "http", "--port", str(port)],
+        env=server_env(data_dir, models_dir),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+    )
+    try:
+        await _wait_for_port(port, process)
+        yield process, f"http://127.0.0.1:{port}/mcp"
+    finally:
+        if process.poll() is None:
+            process.terminate()
+        process.wait(timeout=30)
+
+
+async def kill_rounds(data_dir: Path, models_dir: Path, rounds: int, writes_per_round: int) -> Tally:
+    """Kill -9 the server in the middle of each write burst; restart; keep every acknowledged write."""
+    tally = Tally()
+    for _ in range(rounds):
+        async with http_server(data_dir, models_dir) as (process, url):
+            killed = anyio.Event()
+
+            async def burst(
+                session: ClientSession,
+                start: int,
+                process: subprocess.Popen[bytes] = process,
+                killed: anyio.Event = killed,
+            ) -> None:
+                async def one(i: int) -> None:
+                    tally.attempted += 1
+                    try:
+                        result = await session.call_tool("remember", {"content": f"burst note {start + i}"})
+                    except Exception:
+                        return  # in flight when the server died: never acknowledged
+                    if not result.is_error and result.structured_content:
+                        tally.acknowledged.append(result.structured_content["id"])
+                        if len(tally.acknowledged) % writes_per_round == writes_per_round // 2:
+                            os.kill(process.pid, signal.SIGKILL)
+                            killed.set()
+
+                with anyio.move_on_after(60):
+                    async with anyio.create_task_group() as tg:
+                        for i in range(writes_per_round):
+                            tg.start_soon(one, i)
+
+            try:
+                async with (
+                    streamable_http_client(url) as (read, write),
+                    ClientSession(read, write) as session,
+                ):
+                    with anyio.fail_after(60):
+                        await session.initialize()
+                    await burst(session, tally.attempted)
+            except Exception:  # the transport breaks when the server is killed under it
+                pass
+            if not killed.is_set() and process.poll() is None:
+                os.kill(process.pid, signal.SIGKILL)
+    return tally
+
+
+def verify(data_dir: Path, models_dir: Path, acknowledged: list[str]) -> dict[str, int]:
+    """Open the stores directly: every acknowledged fact is in Kùzu, and LanceDB agrees with Kùzu."""
+    memory = Memory.open(Settings(data_dir=data_dir, models_dir=models_dir))
+    try:
+        in_graph = memory.graph.fact_ids()
+        in_index = set(memory.vectors.ids("facts"))
+        return {
+            "acknowledged": len(acknowledged),
+            "missing": len(set(acknowledged) - in_graph),
+            "graph_facts": len(in_graph),
+            "index_disagrees": len(in_graph ^ in_index),
+        }
+    finally:
+        memory.close()
