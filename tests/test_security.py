@@ -1,0 +1,108 @@
+"""Scopes isolate memories; HTTP transports check Host/Origin and the bearer token."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import httpx
+import pytest
+from mcp import ClientSession
+from mcp.client.streamable_http import streamable_http_client
+
+from hippograph.memory import Memory
+from tests.conftest import PYTHON, server_env
+from tests.mcp_helpers import _wait_for_port, call, free_port
+
+pytestmark = pytest.mark.anyio
+
+INIT = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "t", "version": "1"},
+    },
+}
+HEADERS = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
+
+
+def test_scopes_never_leak_into_each_other(memory: Memory) -> None:
+    shared = memory.remember("The office wifi is called Nebula")
+    alpha = memory.remember("Alpha ships on Fridays", scope="project:alpha", entities=["Release train"])
+    beta = memory.remember("Beta ships on Mondays", scope="project:beta", entities=["Release train"])
+
+    seen_from_alpha = {h.id for h in memory.search("when do we ship", scope="project:alpha").results}
+    assert alpha.id in seen_from_alpha and beta.id not in seen_from_alpha
+    assert shared.id in {h.id for h in memory.search("wifi name", scope="project:alpha").results}
+    seen_globally = {h.id for h in memory.search("when do we ship").results}
+    assert alpha.id not in seen_globally and beta.id not in seen_globally
+    # Same entity name in two projects: two entities, and the graph does not cross over.
+    assert alpha.linked_entities[0].id != beta.linked_entities[0].id
+    via_entity = memory.search("Release train", scope="project:beta").results
+    assert {h.id for h in via_entity} <= {beta.id, shared.id}
+    recalled = memory.recall("shipping days", scope="project:beta")
+    assert "Alpha" not in recalled.narrative
+
+
+async def test_http_checks_host_origin_and_token(tmp_path: Path, models_dir: Path) -> None:
+    port = free_port()
+    env = server_env(tmp_path / "data", models_dir, HIPPOGRAPH_TOKEN="s3cret-test-token")
+    process = subprocess.Popen(
+        [PYTHON, "-m", "hippograph", "serve", "--transport", "http", "--port", str(port)],
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+    )
+    url = f"http://127.0.0.1:{port}/mcp"
+    auth = {"authorization": "Bearer s3cret-test-token"}
+    try:
+        await _wait_for_port(port, process)
+        async with httpx.AsyncClient(timeout=30) as client:
+            no_token = await client.post(url, json=INIT, headers=HEADERS)
+            assert no_token.status_code == 401
+            assert "HIPPOGRAPH_TOKEN" in no_token.text
+            wrong = await client.post(url, json=INIT, headers={**HEADERS, "authorization": "Bearer nope"})
+            assert wrong.status_code == 401
+            evil_origin = await client.post(
+                url, json=INIT, headers={**HEADERS, **auth, "origin": "http://evil.example"}
+            )
+            assert evil_origin.status_code == 403
+            rebound_host = await client.post(
+                url, json=INIT, headers={**HEADERS, **auth, "host": "evil.example"}
+            )
+            assert rebound_host.status_code in (403, 421)
+            good = await client.post(
+                url, json=INIT, headers={**HEADERS, **auth, "origin": f"http://127.0.0.1:{port}"}
+            )
+            assert good.status_code == 200
+
+        import httpx2
+
+        async with (
+            httpx2.AsyncClient(headers=auth, timeout=30) as authed,
+            streamable_http_client(url, http_client=authed) as (read, write),
+            ClientSession(read, write) as session,
+        ):
+            await session.initialize()
+            fact = await call(session, "remember", content="Token-holders can write")
+            assert fact["id"].startswith("f_")
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+
+
+def test_non_loopback_bind_without_token_is_refused(tmp_path: Path, models_dir: Path) -> None:
+    result = subprocess.run(
+        [PYTHON, "-m", "hippograph", "serve", "--transport", "http", "--host", "0.0.0.0", "--port", "1"],
+        env=server_env(tmp_path / "data", models_dir),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 2
+    assert "HIPPOGRAPH_TOKEN" in result.stderr
+    assert not (tmp_path / "data").exists()
