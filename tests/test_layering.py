@@ -21,6 +21,8 @@ FORBIDDEN = {
     "retrieval": {"memory", "mcp_app", "cli"},
     "memory": {"mcp_app", "cli", "shared"},
     "shared": {"mcp_app", "cli"},
+    "transfer": {"mcp_app", "cli", "shared"},
+    "explorer": {"mcp_app", "cli"},
     "mcp_app": {"cli"},
 }
 THIRD_PARTY_BANNED = {

@@ -52,6 +52,15 @@ def _parser() -> argparse.ArgumentParser:
     maintain.add_argument("--now", help="pretend it is this time (ISO 8601), e.g. to preview decay")
     maintain.add_argument("--json", action="store_true", help="print JSON")
 
+    export = sub.add_parser("export", parents=[common], help="write all of memory as JSON Lines")
+    export.add_argument("--out", type=Path, help="file to write (default: stdout)")
+
+    imp = sub.add_parser("import", parents=[common], help="read memory from a JSON Lines file")
+    imp.add_argument("file", type=Path)
+    imp.add_argument("--format", choices=["hippograph", "mcp-memory"], default="hippograph")
+    imp.add_argument("--scope", help="scope for mcp-memory imports (default global)")
+    imp.add_argument("--json", action="store_true", help="print JSON")
+
     doctor = sub.add_parser("doctor", parents=[common], help="check the stores agree; repair and report")
     doctor.add_argument("--json", action="store_true", help="print JSON")
 
@@ -148,6 +157,33 @@ def _run_command(command: str, args: argparse.Namespace, memory: SharedMemory, s
 
         now = parse_time_bound(args.now, utcnow(), end=False) if args.now else None
         _print(memory.maintain(now).model_dump(), args.json)
+        return EXIT_OK
+    if command == "export":
+        exported = memory.export()
+        if args.out:
+            args.out.write_text(exported["jsonl"], encoding="utf-8")
+            print(", ".join(f"{k} {v}" for k, v in exported["report"].items()), file=sys.stderr)
+        else:
+            sys.stdout.write(exported["jsonl"])
+        return EXIT_OK
+    if command == "import":
+        try:
+            lines = args.file.read_text(encoding="utf-8").splitlines()
+        except OSError as err:
+            print(f"hippograph: cannot read {args.file}: {err.strerror}", file=sys.stderr)
+            return EXIT_FAILED
+        from rich.console import Console
+        from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+        with Progress(
+            SpinnerColumn(),
+            TextColumn("{task.description}"),
+            TimeElapsedColumn(),
+            console=Console(stderr=True),
+        ) as progress:
+            progress.add_task(f"importing {len(lines)} lines from {args.file.name} and indexing", total=None)
+            report = memory.import_lines(lines, args.format, args.scope)
+        _print(report, args.json)
         return EXIT_OK
     if command == "doctor":
         _print(memory.doctor(), args.json)

@@ -22,13 +22,14 @@ from pathlib import Path
 from typing import Any
 
 from hippograph import lifecycle as lc
+from hippograph import secrets_scan
 from hippograph import validation as check
 from hippograph.access_log import AccessLog
 from hippograph.config import Settings
 from hippograph.context import NarrativeFact, Profile, build_narrative, count_tokens
 from hippograph.embed import Embedder, FastEmbedder
 from hippograph.entity_index import EntityIndex, visible_scopes
-from hippograph.errors import DataDirNotWritable, InvalidInput, InvalidTransition, NotFound
+from hippograph.errors import DataDirNotWritable, InvalidInput, InvalidTransition, NotFound, SecretDetected
 from hippograph.graph import GraphStore
 from hippograph.models import (
     CorrectOut,
@@ -288,7 +289,35 @@ class Memory:
             evidence=check.optional_text(evidence, "evidence", max_bytes=s.max_content_bytes),
         )
         names = check.names(entities, "entities", max_count=s.max_entities_per_call)
+        fact, names = self._screen_secrets(fact, names)
         return lc.admit(fact, now, self.policy), names
+
+    def _screen_secrets(self, fact: Fact, names: tuple[str, ...]) -> tuple[Fact, tuple[str, ...]]:
+        """Refuse (or mask, by setting) credentials in anything a fact would store."""
+        texts: dict[str, str | None] = {
+            "content": fact.content,
+            "subject": fact.subject,
+            "object": fact.object,
+            "evidence": fact.evidence,
+            **{f"entities[{i}]": name for i, name in enumerate(names)},
+        }
+        found = {field: secrets_scan.scan(value) for field, value in texts.items() if value}
+        found = {field: hits for field, hits in found.items() if hits}
+        if not found:
+            return fact, names
+        if self.settings.secrets == "refuse":
+            field, hits = next(iter(found.items()))
+            message = secrets_scan.describe(hits)
+            raise SecretDetected(message.replace("the content contains", f"{field} contains", 1))
+        masked = {field: secrets_scan.redact(texts[field] or "", hits) for field, hits in found.items()}
+        fact = dataclasses.replace(
+            fact,
+            content=masked.get("content", fact.content),
+            subject=masked.get("subject", fact.subject),
+            object=masked.get("object", fact.object),
+            evidence=masked.get("evidence", fact.evidence),
+        )
+        return fact, tuple(masked.get(f"entities[{i}]", name) for i, name in enumerate(names))
 
     def _store(self, fact: Fact, entity_names: Sequence[str], *, corrects: Fact | None = None) -> RememberOut:
         vector = self.embedder.embed([fact.content])[0]

@@ -14,6 +14,8 @@ carries on, so callers see a slower call, never an error.
 
 from __future__ import annotations
 
+import dataclasses
+import io
 import json
 import logging
 import os
@@ -38,10 +40,10 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 from tenacity import Retrying, retry_if_exception_type, stop_after_delay, wait_exponential
 
-from hippograph import errors
+from hippograph import errors, transfer
 from hippograph.config import Settings
 from hippograph.embed import Embedder
-from hippograph.errors import HippographError, StoreError
+from hippograph.errors import HippographError, InvalidInput, StoreError
 from hippograph.memory import Memory, _check_writable
 from hippograph.models import (
     CorrectOut,
@@ -58,8 +60,30 @@ log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
+
+def _export(memory: Memory) -> dict[str, Any]:
+    buffer = io.StringIO()
+    report = transfer.export(memory, buffer)
+    return {"jsonl": buffer.getvalue(), "report": dataclasses.asdict(report)}
+
+
+def _import(memory: Memory, lines: list[str], format: str, scope: str | None = None) -> dict[str, Any]:
+    if format == "mcp-memory":
+        report = transfer.import_mcp_memory(memory, lines, scope=scope or "global")
+    elif format == "hippograph":
+        report = transfer.import_hippograph(memory, lines)
+    else:
+        raise InvalidInput(f"format {format!r} is not known: use hippograph or mcp-memory")
+    return dataclasses.asdict(report)
+
+
+# Calls that are not Memory methods: the owner runs them with its Memory.
+_HANDLERS: dict[str, Callable[..., Any]] = {"export": _export, "import": _import}
+
 # Methods a proxy may call on the owner, and the model each one returns (None: plain JSON).
 _API: dict[str, type[BaseModel] | None] = {
+    "export": None,
+    "import": None,
     "remember": RememberOut,
     "search": SearchOut,
     "recall": RecallOut,
@@ -109,6 +133,11 @@ def _write_owner(data_dir: Path, info: OwnerInfo) -> None:
 # ---------------------------------------------------------------- the owner's side
 
 
+def _run(memory: Memory, method: str, kwargs: dict[str, Any]) -> Any:
+    handler = _HANDLERS.get(method)
+    return handler(memory, **kwargs) if handler else getattr(memory, method)(**kwargs)
+
+
 def _api_app(memory: Memory, token: str) -> Starlette:
     async def call(request: Request) -> JSONResponse:
         if request.headers.get("authorization") != f"Bearer {token}":
@@ -120,7 +149,7 @@ def _api_app(memory: Memory, token: str) -> Starlette:
         if method == "maintain" and kwargs.get("now"):
             kwargs["now"] = datetime.fromisoformat(kwargs["now"])
         try:
-            result = await anyio.to_thread.run_sync(lambda: getattr(memory, method)(**kwargs))
+            result = await anyio.to_thread.run_sync(lambda: _run(memory, method, kwargs))
         except HippographError as err:
             return JSONResponse({"error": type(err).__name__, "message": str(err)}, status_code=422)
         except Exception:
@@ -270,7 +299,7 @@ class SharedMemory:
         def attempt() -> Any:
             backend = self._backend()
             if isinstance(backend, Memory):
-                return getattr(backend, method)(**kwargs)
+                return _run(backend, method, kwargs)
             wire = {k: (v.isoformat() if isinstance(v, datetime) else v) for k, v in kwargs.items()}
             return backend.call(method, wire)
 
@@ -323,6 +352,13 @@ class SharedMemory:
 
     def doctor(self) -> dict[str, Any]:
         return self._call("doctor")
+
+    def export(self) -> dict[str, Any]:
+        """{"jsonl": the whole memory as JSON Lines, "report": counts}."""
+        return self._call("export")
+
+    def import_lines(self, lines: list[str], format: str, scope: str | None = None) -> dict[str, Any]:
+        return self._call("import", lines=lines, format=format, scope=scope)
 
     def on_owner(self, job: Callable[[Memory], T]) -> T:
         """Run ``job`` with the stores open here, waiting to become the owner if needed."""

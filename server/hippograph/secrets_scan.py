@@ -1,0 +1,400 @@
+"""Finding credentials in text before it is stored: hippograph never keeps a secret.
+
+`scan` returns where the secrets are (`SecretFinding`: a kind and character offsets),
+`redact` masks them, `describe` writes the refusal a caller reads: kinds and locations,
+never the secret itself.
+
+Two families of detectors:
+
+* formats: a table of (kind, regex, groups) for credentials with a recognisable shape
+  (vendor prefixes, private key armour, JWTs, ``user:password@`` in URLs, ``password=...``);
+* entropy: any other long token that looks random (both cases and digits, short character
+  runs, few pronounceable words, high Shannon entropy), except hex digests, UUIDs, labelled
+  digests, URLs, public keys and certificates.
+
+Pure: no I/O, no logging. Token patterns start at a look-behind over their own characters and
+every repetition is bounded, so adversarial text scans in linear time.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from bisect import bisect_right
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+
+__all__ = ["SecretFinding", "describe", "redact", "scan"]
+
+
+@dataclass(frozen=True)
+class SecretFinding:
+    kind: str  # human name: "GitHub token", "password in URL", "high-entropy token", ...
+    start: int  # offset of the first character of the secret in the scanned text
+    end: int  # offset just past its last character
+    line: int = 0  # 1-based line of `start`; 0 when unknown (a finding built by hand)
+    column: int = 0  # 1-based column of `start` on that line
+    end_line: int = 0  # 1-based line of the last character
+
+    @property
+    def slug(self) -> str:
+        return re.sub(r"[^a-z0-9]+", "-", self.kind.lower()).strip("-")
+
+    @property
+    def location(self) -> str:
+        """Where the secret is, e.g. "line 2, characters 5-44" (1-based, inclusive); never what."""
+        if not self.line:
+            return f"characters {self.start + 1}-{self.end}"
+        if self.end_line > self.line:
+            return f"lines {self.line}-{self.end_line}"
+        return f"line {self.line}, characters {self.column}-{self.column + self.end - self.start - 1}"
+
+
+# --- what a value looks like --------------------------------------------------------------------
+
+Accept = Callable[[str, bool], bool]  # (flagged text, whether it was quoted) -> is it a secret?
+
+# Values that stand for a secret without being one: docs, templates, already-masked text.
+_PLACEHOLDER = re.compile(
+    r"""
+    [*xX.•#_\-]*                            # '', ***, xxx, ..., ---
+    | [<\[({].* | .*%s.* | .*%\(\w+\)s.*    # <your-password>, [REDACTED:...], {{ vault }}, '%s:%s'
+    | \$[{(].* | (?-i:\$[A-Z_][A-Z0-9_]*)   # ${DB_PASSWORD}, $(pass show db), $PGPASS
+    | .*redacted.* | .*example.*            # REDACTED, an_example_value
+    | (?:~|\.{1,2})?/.* | [a-z]:\\.*        # $PWD is a directory: /home/me, C:\Users
+    """,
+    re.IGNORECASE | re.VERBOSE,
+)
+# Words that follow "password:" in code and docs without being a password.
+_NOT_A_VALUE = frozenset(
+    """
+    password passwd pwd pass passphrase secret secrets token tokens key apikey api_key credential
+    credentials str string int bool bytes any none null nil undefined true false yes no on off
+    optional required hidden masked empty unset self this placeholder your_password yourpassword
+    your-password 1password bitwarden keychain lastpass vault secretstr user username default
+    from same below above blank unknown stored
+    """.split()
+)
+# `settings.api_token`, `Token.Name`, `user_password`, `PRIVATE_KEY_TYPES`: names, not values.
+_REFERENCE = re.compile(r"[A-Za-z_]+(?:\.[A-Za-z_]\w*)+|[a-z]+_[a-z_]+|[A-Z]+_[A-Z_]+")
+# Prose around "password ... is X" that is not a password: an address, a link, code.
+_NOT_PROSE_PASSWORD = re.compile(r"[\w.+-]+@[\w-]+\.[\w.-]+|.*://.*|.*\w[(\[].*")
+
+
+def _has(value: str, *classes: str) -> bool:
+    return all(re.search(c, value) for c in classes)
+
+
+def _not_placeholder(value: str, quoted: bool = False) -> bool:
+    return not (_PLACEHOLDER.fullmatch(value) or value.lower() in _NOT_A_VALUE)
+
+
+def _url_password(value: str, quoted: bool = False) -> bool:
+    return len(value) >= 4 and _not_placeholder(value)  # `https://a:b@host` is documentation
+
+
+def _password_value(value: str, quoted: bool) -> bool:
+    """A right-hand side that is a value, not a type, variable, expression or prose."""
+    if not quoted:
+        # Judged without closing punctuation (`password=None):`), masked with it (`=s3cr3t!`).
+        value = value.rstrip(".:!?)]}")
+    if not _not_placeholder(value) or len(value) < 3:
+        return False
+    if quoted:
+        return True
+    # `password: The password for the account.`, `password=get_pw()`, `=settings.api_token`
+    too_short_a_word = value.isalpha() and len(value) < 4
+    return not (too_short_a_word or re.search(r"[(\[]", value) or _REFERENCE.fullmatch(value))
+
+
+def _credential_value(value: str, quoted: bool) -> bool:
+    """Credential keys (token, secret, api key) hold long random values, not words or numbers."""
+    classes = sum(bool(re.search(c, value)) for c in ("[a-z]", "[A-Z]", "[0-9]", r"[^A-Za-z0-9]"))
+    shaped = classes >= 3 or _has(value, "[0-9]", "[A-Za-z]")  # not `Whitespace`, `my-app`, `12345678`
+    return len(value) >= 8 and shaped and _password_value(value, quoted)
+
+
+def _password_like(value: str, quoted: bool = False) -> bool:
+    """Prose ("the wifi password is ...") needs a value that reads like a password."""
+    shaped = _has(value, "[A-Za-z]", r"[0-9]|[^\w\s]")
+    prose = not (_NOT_PROSE_PASSWORD.fullmatch(value) or _REFERENCE.fullmatch(value))
+    return shaped and prose and _not_placeholder(value)
+
+
+def _credential_like(value: str, quoted: bool = False) -> bool:
+    """Prose ("the Heroku API key is X") needs a value that reads like a key: long, mixed."""
+    return len(value) >= 16 and _digit_and_letter(value) and _password_like(value)
+
+
+def _digit_and_letter(value: str, quoted: bool = False) -> bool:
+    return _has(value, "[0-9]", "[A-Za-z]")
+
+
+def _random_base64(value: str, quoted: bool = False) -> bool:
+    return _has(value, "[a-z]", "[A-Z]", "[0-9]")
+
+
+def _key_material(value: str, quoted: bool = False) -> bool:
+    return re.search(r"[A-Za-z0-9+/]{40}", value) is not None  # not just the header, quoted in prose
+
+
+# --- format detectors ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Detector:
+    kind: str
+    pattern: re.Pattern[str]
+    groups: tuple[str, ...] = ()  # named groups holding the secret; () flags the whole match
+    accept: Accept | None = None  # False drops the match
+
+
+def _d(kind: str, pattern: str, *groups: str, accept: Accept | None = None) -> _Detector:
+    return _Detector(kind, re.compile(pattern), groups, accept)
+
+
+# A token starts where no token character precedes it: a long run is tried from its first
+# character only, so scanning stays linear however the text repeats a prefix.
+_B = r"(?<![\w-])"
+_E = r"(?![\w-])"
+# A bare `pass` is prose ("first pass: ..."); `db_pass`, `PGPASS`, `userPass` are keys.
+_PASSWORD_KEY = r"(?:password|passwd|passphrase|passcode|pwd|(?<=[\w.-])pass)"
+_CREDENTIAL_KEY = r"(?:secret|token|api[_-]?key|access[_-]?key|private[_-]?key|auth[_-]?key|credentials?)"
+_ASSIGN = r"""["']?[ \t]{0,8}(?::=|=>|=(?!=)|:(?=[ \t]))[ \t]{0,8}"""  # not `==`, not `passwd:dir`
+_QUOTED = r""""(?P<dq>[^"\n]{1,200})"|'(?P<sq>[^'\n]{1,200})'"""
+_BARE = r"""(?P<bare>[^\s'"`,;&<>]{1,200})"""
+
+
+def _assignment(kind: str, keyword: str, accept: Accept) -> _Detector:
+    # The key ends with the keyword (`DB_PASSWORD=`, `clientSecret:`), so `password_min_length=12`
+    # is not an assignment; the keyword starts a word, follows `_`, `-`, `.` or a camelCase hump.
+    prefix = r"(?:[\w.-]{0,40}[_.-]|[A-Za-z0-9]{0,40}(?<=[a-z0-9])(?=[A-Z])|[A-Z0-9]{1,40}(?=[A-Z]))"
+    pattern = rf"(?<![\w.-]){prefix}?(?i:{keyword}){_ASSIGN}(?:{_QUOTED}|{_BARE})"
+    return _d(kind, pattern, "dq", "sq", "bare", accept=accept)
+
+
+def _prose(kind: str, keywords: str, accept: Accept) -> _Detector:
+    # "the wifi password is X", "the root password for the VM: X", "password changed to X",
+    # "Password - X": the value follows a connector, after an optional "for/of/on/at/to <what>".
+    about = r"[ \t]+(?:for|of|on|at|to)[ \t][^\n]{0,40}?"
+    connector = r"(?:[ \t]+(?:is|was|is now|(?:changed|set)?[ \t]*to)|[ \t]*:|[ \t]+[-–])"
+    value = r"""[ \t]+["'`]?(?P<s>[^\s"'`]{6,200}?)["'`]?[.,;!?)]?(?!\S)"""
+    return _d(kind, rf"(?i:\b(?:{keywords}))(?:{about})?{connector}{value}", "s", accept=accept)
+
+
+_DETECTORS: tuple[_Detector, ...] = (
+    # Most specific first: when findings overlap, the earliest kind in this table names the span.
+    _d(
+        "private key block",
+        r"-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----(?:[^-]|-(?!----)){0,20000}"
+        r"(?:-----END[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----)?",
+        accept=_key_material,
+    ),
+    _d("AWS access key id", r"(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}(?![A-Za-z0-9])"),
+    _d("GitHub token", _B + r"(?:gh[pousr]_[A-Za-z0-9]{36,251}|github_pat_[A-Za-z0-9_]{40,251})" + _E),
+    _d("GitLab token", _B + r"gl(?:pat|dt|rt|ptt|soat)-[A-Za-z0-9_-]{20,64}" + _E),
+    _d("Slack webhook URL", r"hooks\.slack\.com/(?:services|workflows|triggers)/(?P<s>[\w/-]{20,200})", "s"),
+    _d("Discord webhook URL", r"discord(?:app)?\.com/api/webhooks/\d{17,20}/(?P<s>[\w-]{60,80})", "s"),
+    _d("Slack token", _B + r"(?:xox[abposrce]-[A-Za-z0-9-]{10,250}|xapp-\d-[A-Za-z0-9-]{10,250})" + _E),
+    _d("Anthropic API key", _B + r"sk-ant-[A-Za-z0-9_-]{20,250}" + _E),
+    _d(
+        "OpenAI API key",
+        _B + r"sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,250}" + _E,
+        accept=_digit_and_letter,
+    ),
+    _d(
+        "Stripe secret key",
+        _B + r"(?:[sr]k_(?:live|test)_[A-Za-z0-9]{16,250}|whsec_[A-Za-z0-9]{24,250})" + _E,
+    ),
+    _d("Google API key", _B + r"AIza[0-9A-Za-z_-]{35}" + _E),
+    _d("Google OAuth client secret", _B + r"GOCSPX-[A-Za-z0-9_-]{20,40}" + _E),
+    _d("Google OAuth token", _B + r"ya29\.[0-9A-Za-z_-]{20,2000}" + _E),
+    _d("npm token", _B + r"npm_[A-Za-z0-9]{36}" + _E),
+    _d("PyPI token", _B + r"pypi-AgE[A-Za-z0-9_-]{50,400}" + _E),
+    _d("Hugging Face token", _B + r"hf_[A-Za-z0-9]{30,40}" + _E, accept=_digit_and_letter),
+    _d("SendGrid API key", _B + r"SG\.[A-Za-z0-9_-]{16,32}\.[A-Za-z0-9_-]{32,64}" + _E),
+    _d("Mailgun API key", _B + r"key-[0-9a-z]{32}" + _E, accept=_digit_and_letter),
+    _d("Twilio API key", _B + r"SK[0-9a-fA-F]{32}" + _E),
+    _d("Telegram bot token", r"(?<![\w:])\d{8,10}:AA[A-Za-z0-9_-]{33}" + _E),
+    _d("Azure storage account key", r"(?i:AccountKey)=(?P<s>[A-Za-z0-9+/]{40,100}={0,2})", "s"),
+    _d("Azure SAS signature", r"[?&]sig=(?P<s>[A-Za-z0-9%+/]{30,200}(?:=|%3D){0,2})", "s"),
+    _d("JWT", _B + r"eyJ[A-Za-z0-9_-]{8,4000}\.[A-Za-z0-9_-]{8,8000}\.[A-Za-z0-9_-]{8,4000}" + _E),
+    _d(
+        "AWS secret access key",
+        r"(?i:aws|secret)[\w \t\"':=,.-]{0,40}?(?<![A-Za-z0-9/+])(?P<s>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])",
+        "s",
+        accept=_random_base64,
+    ),
+    _d(
+        "password in URL",
+        r"(?<![\w+.-])[A-Za-z][\w+.-]{1,20}://[^\s:/@?#]{0,128}:(?P<s>[^\s@/?#]{1,256})@[\w\[]",
+        "s",
+        accept=_url_password,
+    ),
+    _d(
+        "bearer token",
+        r"(?i:\bbearer|\bauthorization:[ \t]*token)[ \t]{1,8}(?P<s>[A-Za-z0-9._~+/-]{16,4000}=*)" + _E,
+        "s",
+        accept=_digit_and_letter,
+    ),
+    _d(
+        "HTTP basic credentials",
+        r"(?i:\bauthorization:[ \t]*basic)[ \t]{1,8}(?P<s>[A-Za-z0-9+/]{8,1000}=*)",
+        "s",
+    ),
+    _assignment("password assignment", _PASSWORD_KEY, _password_value),
+    _prose("password", r"password|passphrase|passcode", _password_like),
+    _assignment("credential assignment", _CREDENTIAL_KEY, _credential_value),
+    _prose(
+        "credential", r"api[ _-]?key|(?:access|auth|secret) key|token|secret|client secret", _credential_like
+    ),
+)
+
+
+# --- the entropy detector -----------------------------------------------------------------------
+
+_ENTROPY_KIND = "high-entropy token"
+_CANDIDATE = re.compile(r"(?<![\w+/=-])[A-Za-z0-9+/=_-]{20,}")
+_HEXISH = re.compile(r"[0-9a-f-]+|[0-9A-F-]+")  # SHAs, UUIDs: not secrets in prose
+# Labelled digests: sha512-<base64> (subresource integrity), SHA256:<base64> (SSH fingerprints).
+_DIGEST = re.compile(r"(?i:sha\d{0,3}|md5)(?:-|: ?)(?=[A-Za-z0-9+/]{20}|$)")
+# Public material that is random by construction: links, data, SSH public keys, certificates,
+# Stripe publishable keys (made to ship in web pages).
+_PUBLIC = re.compile(
+    r"(?<![\w-])pk_(?:live|test)_[A-Za-z0-9]{1,250}"
+    r"|(?<![\w+.-])[A-Za-z][\w+.-]{1,20}://[^\s?#]{1,2000}"  # up to the query string: paths are ids
+    r"|data:[\w/+.-]{1,100};base64,[A-Za-z0-9+/=]{1,1000000}"
+    r"|(?:ssh-(?:rsa|dss|ed25519)|ecdsa-sha2-nistp\d{3}) AAAA[A-Za-z0-9+/]{1,4000}=*"
+    r"|-----BEGIN (?P<pem>CERTIFICATE|PUBLIC KEY)-----[A-Za-z0-9+/=\s]{0,20000}-----END (?P=pem)-----"
+)
+_RUN = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
+_WORDLIKE = re.compile(r"[A-Z]?[a-z]{2,}|[A-Z]{2,}(?![a-z])")
+_UNPRONOUNCEABLE = re.compile(r"^[^aeiouy]*$|[^aeiouy]{3}", re.IGNORECASE)
+_MIN_ENTROPY = 3.7  # bits/char; random base64 of 20+ characters is above 4 nearly always
+
+
+def _entropy(token: str) -> float:
+    n = len(token)
+    return -sum(c / n * math.log2(c / n) for c in Counter(token).values())
+
+
+def _looks_random(token: str) -> bool:
+    if token.startswith("_Z"):
+        return False  # a mangled C++ symbol, from a linker error
+    token = token.strip("=-_")
+    if len(token) < 20 or _HEXISH.fullmatch(token):
+        return False
+    # Random tokens of this length mix cases and digits; identifiers, tags and versions
+    # (`snake_case_name`, `camelCaseName`, `cp311-manylinux_2_17_x86_64`) mostly do not.
+    if not _random_base64(token):
+        return False
+    # Separated ids (`GHSA-f74f-cvh7-c6q6`, `id-tc26-gost-3410-12-512-paramSetA`) are structured.
+    if sum(token.count(c) for c in "-_/") * 6 >= len(token):
+        return False
+    # Random text changes character class every one or two characters; names change it at
+    # word boundaries, and when half of a token spells pronounceable words (`CPyList_GetItemInt64`)
+    # its runs must be shorter still. Of random base64 tokens (20-64 characters) ~3% are missed.
+    runs = _RUN.findall(token)
+    mean_run = sum(map(len, runs)) / len(runs)
+    wordy = sum(len(w) for w in _WORDLIKE.findall(token) if not _UNPRONOUNCEABLE.search(w)) / len(token)
+    return mean_run < (2.2 if wordy >= 0.5 else 3.0) and _entropy(token) >= _MIN_ENTROPY
+
+
+def _entropy_findings(text: str) -> Iterable[tuple[int, int]]:
+    public = [m.span() for m in _PUBLIC.finditer(text)]
+    public_starts = [start for start, _ in public]
+    for match in _CANDIDATE.finditer(text):
+        start = match.start()
+        inside = bisect_right(public_starts, start) - 1
+        if inside >= 0 and start < public[inside][1]:
+            continue
+        if _DIGEST.match(match.group()) or _DIGEST.search(text, max(0, start - 8), start):
+            continue
+        # `CC=x86_64-linux-gnu-gcc`, `key=<token>`: judge what follows each name=.
+        for piece in re.finditer(r"[^=]+=*", match.group()):
+            if _looks_random(piece.group()):
+                yield start + piece.start(), start + piece.end()
+
+
+# --- scan, redact, describe ---------------------------------------------------------------------
+
+
+def _raw_findings(text: str) -> Iterable[tuple[int, int, int]]:
+    """(start, end, priority) for every detector hit; lower priority numbers are more specific."""
+    for priority, detector in enumerate(_DETECTORS):
+        for match in detector.pattern.finditer(text):
+            group = next((g for g in detector.groups if match.group(g) is not None), 0)
+            start, end = match.span(group)
+            quoted = group in ("dq", "sq")
+            if start == end or (detector.accept and not detector.accept(match.group(group), quoted)):
+                continue
+            yield start, end, priority
+    for start, end in _entropy_findings(text):
+        yield start, end, len(_DETECTORS)
+
+
+def scan(text: str) -> list[SecretFinding]:
+    """The secrets in `text`, sorted by start and non-overlapping: overlapping hits merge into
+    one span named by the most specific kind."""
+    merged: list[list[int]] = []  # [start, end, priority]
+    for start, end, priority in sorted(_raw_findings(text)):
+        if merged and start < merged[-1][1]:
+            last = merged[-1]
+            last[1], last[2] = max(last[1], end), min(last[2], priority)
+        else:
+            merged.append([start, end, priority])
+    line_starts = [0, *(m.end() for m in re.finditer("\n", text))]
+    findings = []
+    for start, end, priority in merged:
+        kind = _DETECTORS[priority].kind if priority < len(_DETECTORS) else _ENTROPY_KIND
+        line = bisect_right(line_starts, start)
+        column = start - line_starts[line - 1] + 1
+        findings.append(SecretFinding(kind, start, end, line, column, bisect_right(line_starts, end - 1)))
+    return findings
+
+
+def redact(text: str, findings: Iterable[SecretFinding]) -> str:
+    """`text` with each finding's span replaced by ``[REDACTED:<kind-slug>]``."""
+    parts, cursor = [], 0
+    for finding in sorted(findings, key=lambda f: (f.start, -f.end)):
+        if finding.end <= cursor:
+            continue  # inside a span already masked
+        parts += [text[cursor : max(cursor, finding.start)], f"[REDACTED:{finding.slug}]"]
+        cursor = finding.end
+    parts.append(text[cursor:])
+    return "".join(parts)
+
+
+_SHOWN = 5  # locations named in a refusal; the rest are counted
+# What a caller would call the secret in the fact that replaces it ("the password is in 1Password").
+_PLAIN_NAME = {
+    "password in URL": "password",
+    "password assignment": "password",
+    "credential assignment": "credential",
+    "high-entropy token": "token",
+    "private key block": "private key",
+}
+
+
+def _article(kind: str) -> str:
+    first = kind.split()[0]
+    spelled_out = (first.isupper() or first == "npm") and first[0].upper() in "AEFHILMNORSX"
+    return "an" if spelled_out or first[0].lower() in "aeiou" else "a"
+
+
+def describe(findings: Sequence[SecretFinding]) -> str:
+    """The refusal for a tool error: which kinds, where, and what to do; never the secret."""
+    if not findings:
+        return "no secret found"
+    named = [f"{_article(f.kind)} {f.kind} ({f.location})" for f in findings[:_SHOWN]]
+    if len(findings) > _SHOWN:
+        named.append(f"{len(findings) - _SHOWN} more")
+    listed = named[0] if len(named) == 1 else ", ".join(named[:-1]) + " and " + named[-1]
+    plain = _PLAIN_NAME.get(findings[0].kind, findings[0].kind)
+    them = "it" if len(findings) == 1 else "them"
+    return (
+        f"refused: the content contains {listed}. hippograph never stores credentials: remove {them} "
+        f"and send the fact without {them} (e.g. 'the {plain} is in 1Password'), "
+        f"or set HIPPOGRAPH_SECRETS=redact to store {them} masked."
+    )

@@ -1,0 +1,318 @@
+"""Secret scanning: what is caught, what is left alone, how it is masked and described.
+
+The corpus in tests/data/secrets/ holds FAKE credentials in real formats, generated at random:
+``secrets.txt`` is ``kind<TAB>sentence`` (a literal ``\\n`` in a sentence is a line break), and
+``ordinary.txt`` is one ordinary memory per line, none of which holds a secret.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+import string
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from hippograph.config import Settings
+from hippograph.embed import FastEmbedder
+from hippograph.errors import SecretDetected
+from hippograph.memory import Memory
+from hippograph.secrets_scan import SecretFinding, describe, redact, scan
+
+DATA = Path(__file__).parent / "data" / "secrets"
+MAX_FALSE_POSITIVE_RATE = 0.01
+
+
+def _secret_lines() -> list[tuple[str, str]]:
+    rows = []
+    for line in (DATA / "secrets.txt").read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            kind, sentence = line.split("\t", 1)
+            rows.append((kind, sentence.replace("\\n", "\n")))
+    return rows
+
+
+def _ordinary_lines() -> list[str]:
+    return [line for line in (DATA / "ordinary.txt").read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+SECRETS = _secret_lines()
+ORDINARY = _ordinary_lines()
+
+
+def catch_rates(secret_lines: list[str], ordinary_lines: list[str]) -> tuple[float, float]:
+    """(share of secret lines with a finding, share of ordinary lines with a finding)."""
+    caught = sum(1 for line in secret_lines if scan(line))
+    flagged = sum(1 for line in ordinary_lines if scan(line))
+    return caught / len(secret_lines), flagged / len(ordinary_lines)
+
+
+def _flagged(text: str) -> list[str]:
+    return [text[f.start : f.end] for f in scan(text)]
+
+
+# --- the corpus ----------------------------------------------------------------------------------
+
+
+def test_corpus_is_large_and_varied() -> None:
+    assert len(SECRETS) >= 40
+    assert len({kind for kind, _ in SECRETS}) >= 14
+    assert len(ORDINARY) >= 220
+
+
+def test_corpus_figures_catch_every_secret_and_flag_at_most_one_percent_of_ordinary_text() -> None:
+    catch_rate, false_positive_rate = catch_rates([s for _, s in SECRETS], ORDINARY)
+    print(
+        f"\nsecrets caught: {catch_rate:.1%} of {len(SECRETS)}; "
+        f"ordinary lines flagged: {false_positive_rate:.2%} of {len(ORDINARY)}"
+    )
+    assert catch_rate == 1.0
+    flagged = {line: _flagged(line) for line in ORDINARY if scan(line)}
+    assert false_positive_rate <= MAX_FALSE_POSITIVE_RATE, flagged
+
+
+@pytest.mark.parametrize(("kind", "text"), SECRETS, ids=[f"{i}-{k}" for i, (k, _) in enumerate(SECRETS)])
+def test_every_corpus_secret_is_found_as_its_kind(kind: str, text: str) -> None:
+    assert kind in [f.kind for f in scan(text)]
+
+
+@pytest.mark.parametrize(
+    "text", [s for _, s in SECRETS], ids=[f"{i}-{k}" for i, (k, _) in enumerate(SECRETS)]
+)
+def test_redaction_and_description_never_show_the_secret(text: str) -> None:
+    findings = scan(text)
+    masked = redact(text, findings)
+    message = describe(findings)
+    for secret in _flagged(text):
+        assert secret not in masked
+        assert secret not in message
+    assert scan(masked) == []  # the markers themselves are not secrets
+    # Everything around the secrets survives, in order.
+    kept = [text[a.end : b.start] for a, b in itertools.pairwise(findings)]
+    assert masked.startswith(text[: findings[0].start])
+    assert masked.endswith(text[findings[-1].end :])
+    assert all(part in masked for part in kept)
+
+
+# --- detectors, with literal expectations --------------------------------------------------------
+
+GITHUB_TOKEN = "ghp_" + "Xk93hT2pLqR7sW4nB8vC1mZ6yD0eF5gH3jK9"  # fake
+
+
+def test_password_in_url_flags_only_the_password() -> None:
+    text = "my staging db is postgres://app:Xk93hT2pLq@db.internal:5432/app"
+    assert scan(text) == [SecretFinding("password in URL", 32, 42, 1, 33, 1)]
+    assert redact(text, scan(text)) == (
+        "my staging db is postgres://app:[REDACTED:password-in-url]@db.internal:5432/app"
+    )
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "postgres://user:password@host:5432/db",
+        "https://user:****@proxy.corp:3128",
+        "mysql://root:<password>@localhost/test",
+        "postgres://app:${DB_PASSWORD}@db:5432/app",
+        "redis://:{{ redis_password }}@cache:6379",
+        "http://localhost:8080/admin?next=a@b",
+    ],
+)
+def test_placeholders_in_urls_are_not_secrets(text: str) -> None:
+    assert scan(text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ('password = "hunter2"', "hunter2"),
+        ("DB_PASSWORD=s3cr3t!", "s3cr3t!"),
+        ("passwd: correct-horse", "correct-horse"),
+        ('pwd = "Tr0ub4dor&3"', "Tr0ub4dor&3"),
+        ("PGPASSWORD=changeme", "changeme"),
+        ("userPassword: 'correct horse battery staple'", "correct horse battery staple"),
+        ("client_secret: 9Xk2-mQ7pL4vR8sW", "9Xk2-mQ7pL4vR8sW"),
+        ("api_key=Zq81Lm4Kp0Vx7Rt2", "Zq81Lm4Kp0Vx7Rt2"),
+        ("the wifi password is BlueFalcon42.", "BlueFalcon42"),
+        ("The root password for the VM: Qw3rty!9xz", "Qw3rty!9xz"),
+    ],
+)
+def test_assigned_and_stated_passwords_flag_the_value(text: str, secret: str) -> None:
+    assert _flagged(text) == [secret]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "password=",
+        "password: ***",
+        "password: <your-password>",
+        "password: ${POSTGRES_PASSWORD}",
+        'password: "{{ vault_db_password }}"',
+        "secret=REDACTED",
+        "token: ...",
+        "password_min_length=12",
+        "max_tokens=4096",
+        "def login(username: str, password: str) -> Session:",
+        'password = os.environ["DB_PASSWORD"]',
+        "api_key = settings.openai_api_key",
+        "if user_pass == 'git':",
+        "I reset my password yesterday",
+        "the password is in 1Password",
+        "the token bucket rate limiter refills one token every 600 ms",
+    ],
+)
+def test_placeholders_references_and_prose_are_not_secrets(text: str) -> None:
+    assert scan(text) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "commit 9fceb02d0ae598e95dc970b74767f19372d61af8 broke it",
+        "sha256 e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
+        "request 550e8400-e29b-41d4-a716-446655440000 failed",
+        "the publishable key pk_live_51Hx9kLm2Qp8Rt4Vw6Yz0Ab3 ships in the app",
+        "camelCaseFunctionNamesThatAreLong and snake_case_names_that_are_long",
+        "/home/alice/projects/hippograph/server/hippograph/secrets_scan.py",
+        "https://docs.google.com/document/d/1BxiMVs0XRA5nFMdKvBdBZjgmUUqptlbs74OgvE2upms/edit",
+        "version 2.14.0-rc.3+build.20260318 of cp311-cp311-manylinux_2_17_x86_64",
+        "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl alice@laptop",
+        "-----BEGIN RSA PRIVATE KEY----- is the header of an old-style key",
+    ],
+)
+def test_hashes_ids_paths_links_and_public_material_are_not_secrets(text: str) -> None:
+    assert scan(text) == []
+
+
+def test_overlapping_hits_merge_under_the_most_specific_kind() -> None:
+    text = f"token: {GITHUB_TOKEN}"
+    assert scan(text) == [SecretFinding("GitHub token", 7, 47, 1, 8, 1)]
+
+
+def test_a_private_key_block_is_one_finding_across_its_lines() -> None:
+    body = "\n".join("".join(random.Random(i).choices(string.ascii_letters + "+/", k=64)) for i in range(3))
+    text = (
+        f"deploy key:\n-----BEGIN OPENSSH PRIVATE KEY-----\n{body}\n-----END OPENSSH PRIVATE KEY-----\nthanks"
+    )
+    [finding] = scan(text)
+    assert (finding.kind, finding.location) == ("private key block", "lines 2-6")
+    assert redact(text, [finding]) == "deploy key:\n[REDACTED:private-key-block]\nthanks"
+
+
+def test_findings_are_sorted_and_located_by_line_and_column() -> None:
+    text = f"first line\n  gh {GITHUB_TOKEN}\npassword = 'hunter22'"
+    findings = scan(text)
+    assert [(f.kind, f.location) for f in findings] == [
+        ("GitHub token", "line 2, characters 6-45"),
+        ("password assignment", "line 3, characters 13-20"),
+    ]
+
+
+# --- redact and describe -------------------------------------------------------------------------
+
+
+def test_redact_replaces_each_span_with_its_kind() -> None:
+    text = f"gh {GITHUB_TOKEN} and AKIAQ4RT7XK2LM9PZ3WD"
+    assert redact(text, scan(text)) == "gh [REDACTED:github-token] and [REDACTED:aws-access-key-id]"
+
+
+def test_describe_names_kind_and_place_and_says_what_to_do() -> None:
+    text = f"my CI token is {GITHUB_TOKEN}"
+    assert describe(scan(text)) == (
+        "refused: the content contains a GitHub token (line 1, characters 16-55). hippograph never "
+        "stores credentials: remove it and send the fact without it (e.g. 'the GitHub token is in "
+        "1Password'), or set HIPPOGRAPH_SECRETS=redact to store it masked."
+    )
+
+
+def test_describe_lists_several_findings() -> None:
+    findings = scan(f"AKIAQ4RT7XK2LM9PZ3WD\n{GITHUB_TOKEN}")
+    message = describe(findings)
+    assert message.startswith(
+        "refused: the content contains an AWS access key id (line 1, characters 1-20) and "
+        "a GitHub token (line 2, characters 1-40). hippograph never stores credentials: remove them"
+    )
+
+
+def test_a_finding_built_by_hand_is_located_by_offsets() -> None:
+    assert SecretFinding("JWT", 10, 50).location == "characters 11-50"
+
+
+# --- robustness ----------------------------------------------------------------------------------
+
+FRAGMENTS = [
+    "a", "Z", "7", " ", "\n", "\t", "\x00", "=", ":", "/", "@", ".", "-", "_", "+", '"', "'", "é", "🎉",
+    "ghp_", "sk-", "sk-ant-", "eyJ", "AKIA", "-----BEGIN ", "PRIVATE KEY-----", "-----END ",
+    "password", "token", "secret", " is ", "=", "://", "Bearer ", "Xk93hT2pLqR7sW4nB8vC1mZ6", "[REDACTED:",
+]  # fmt: skip
+
+
+def _assert_well_formed(text: str, findings: list[SecretFinding]) -> None:
+    for finding in findings:
+        assert 0 <= finding.start < finding.end <= len(text)
+        assert 1 <= finding.line <= finding.end_line
+    for before, after in itertools.pairwise(findings):
+        assert before.end <= after.start
+
+
+@given(st.text())
+def test_scan_never_raises_and_returns_ordered_disjoint_spans(text: str) -> None:
+    _assert_well_formed(text, scan(text))
+
+
+@given(st.lists(st.sampled_from(FRAGMENTS), max_size=80).map("".join))
+def test_scan_handles_secret_shaped_fragments_in_any_order(text: str) -> None:
+    findings = scan(text)
+    _assert_well_formed(text, findings)
+    masked = redact(text, findings)
+    assert all(
+        text[f.start : f.end] not in describe(findings) for f in findings if len(text[f.start : f.end]) > 3
+    )
+    assert "[REDACTED:" in masked or not findings
+
+
+RNG = random.Random(7)
+ADVERSARIAL = {
+    "long-run-then-equals": "a" * 50_000 + "=",
+    "repeated-begin": "-----BEGIN " * 10_000,
+    "repeated-key-headers": "-----BEGIN RSA PRIVATE KEY-----\n" * 3_000,
+    "repeated-jwt-prefix": "eyJ" * 33_000,
+    "repeated-openai-prefix": "sk-" * 33_000,
+    "repeated-assignment": "password=" * 11_000,
+    "url-without-at": "a://" + "b:" * 50_000,
+    "repeated-prose": "the password for " * 6_000,
+    "aws-context-then-base64": "aws " + "A1b/" * 25_000,
+    "random-printable": "".join(RNG.choices(string.printable, k=100_000)),
+    "random-base64": "".join(RNG.choices(string.ascii_letters + string.digits + "+/=-_", k=100_000)),
+}
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("text", ADVERSARIAL.values(), ids=ADVERSARIAL.keys())
+def test_large_adversarial_text_scans_without_backtracking_blowup(text: str) -> None:
+    _assert_well_formed(text, scan(text))
+
+
+def test_remember_refuses_a_secret_and_writes_nothing(memory: Memory) -> None:
+    key = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+    with pytest.raises(SecretDetected) as refused:
+        memory.remember(f"the deploy bot uses {key} for pushes")
+    assert "GitHub" in str(refused.value) and key not in str(refused.value)
+    with pytest.raises(SecretDetected, match="entities"):
+        memory.remember("the bot pushes releases", entities=[key])
+    assert memory.stats()["facts"] == 0
+
+
+def test_redact_setting_stores_the_fact_masked(settings: Settings, embedder: FastEmbedder) -> None:
+    memory = Memory.open(settings.model_copy(update={"secrets": "redact"}), embedder=embedder)
+    try:
+        stored = memory.remember("staging db is postgres://app:Xk93hT2pLqZ7@db.internal:5432/app")
+        assert "Xk93hT2pLqZ7" not in stored.content
+        assert "[REDACTED:" in stored.content
+        assert memory.search("staging database").results[0].id == stored.id
+    finally:
+        memory.close()
