@@ -63,6 +63,7 @@ log = logging.getLogger(__name__)
 Clock = Callable[[], datetime]
 ACTIVE = (FactStatus.STAGED.value, FactStatus.CONFIRMED.value)
 ALL_STATUSES = tuple(s.value for s in FactStatus)
+_CONTEXT_CHARS = 400
 _APPLIED_SEQ = "access_applied_seq"
 _LAST_MAINTENANCE = "last_maintenance"
 
@@ -137,7 +138,8 @@ class Memory:
         self.entities = EntityIndex(graph.all_entities())
         self.retriever = Retriever(graph, vectors, self.entities)
         self._write_lock = threading.RLock()
-        self._session_tail: dict[str, str] = {}
+        # session id -> (id, content) of its latest fact: NEXT links and episode context.
+        self._session_tail: dict[str, tuple[str, str]] = {}
         self.accesses = AccessLog(settings.data_dir / "access.log", int(graph.get_meta(_APPLIED_SEQ) or 0))
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
@@ -320,7 +322,9 @@ class Memory:
         return fact, tuple(masked.get(f"entities[{i}]", name) for i, name in enumerate(names))
 
     def _store(self, fact: Fact, entity_names: Sequence[str], *, corrects: Fact | None = None) -> RememberOut:
-        vector = self.embedder.embed([fact.content])[0]
+        context = self._session_context(fact)
+        index_text = self._index_text(fact, context)
+        vector = self.embedder.embed([index_text])[0]
         with self._write_lock:
             now = fact.created_at
             linked, created = self._plan_entities(fact, entity_names, now)
@@ -374,8 +378,9 @@ class Memory:
                     dataclasses.replace(entity, mention_count=entity.mention_count + 1, last_mentioned=now)
                 )
             if fact.session_id is not None:
-                self._session_tail[fact.session_id] = fact.id
-            self.vectors.add("facts", [self._fact_row(fact, [e.id for _, e in linked])], vector[None, :])
+                self._session_tail[fact.session_id] = (fact.id, fact.content)
+            row = self._fact_row(fact, [e.id for _, e in linked], index_text)
+            self.vectors.add("facts", [row], vector[None, :])
             self.vectors.set_status([old.id for old in superseded], FactStatus.SUPERSEDED.value)
             if created:
                 self.vectors.add(
@@ -478,15 +483,32 @@ class Memory:
             add("mention", entity)
         return linked, created
 
+    def _session_context(self, fact: Fact) -> str | None:
+        """The content of the episode before this one in its session, if there is one."""
+        if fact.kind is not FactKind.EPISODE or fact.session_id is None:
+            return None
+        self._previous_in_session(fact.session_id)
+        tail = self._session_tail.get(fact.session_id)
+        return tail[1] if tail else None
+
+    @staticmethod
+    def _index_text(fact: Fact, context: str | None) -> str:
+        # A turn of a conversation ("Yes, last Tuesday!") often means nothing alone: it is
+        # indexed (vector and full text) with the turn before it. Results show only its content.
+        if not context:
+            return fact.content
+        return f"{context[:_CONTEXT_CHARS]}\n{fact.content}"
+
     def _previous_in_session(self, session: str | None) -> str | None:
         if session is None:
             return None
         if session not in self._session_tail:
             previous = self.graph.last_fact_in_session(session)
-            if previous is None:
+            fact = self.graph.get_fact(previous) if previous else None
+            if fact is None:
                 return None
-            self._session_tail[session] = previous
-        return self._session_tail[session]
+            self._session_tail[session] = (fact.id, fact.content)
+        return self._session_tail[session][0]
 
     # ------------------------------------------------------------ confirm / forget / link
 
@@ -849,10 +871,27 @@ class Memory:
                 about: dict[str, list[str]] = {}
                 for edge in self.graph.about_edges([f.id for f in batch]):
                     about.setdefault(edge.src, []).append(edge.dst)
+                before = {
+                    e.dst: e.src
+                    for e in self.graph.fact_edges([f.id for f in batch], ["NEXT"])
+                    if e.dst in facts
+                }
+                texts = [
+                    self._index_text(
+                        f,
+                        facts[before[f.id]].content
+                        if f.kind is FactKind.EPISODE and before.get(f.id) in facts
+                        else None,
+                    )
+                    for f in batch
+                ]
                 self.vectors.add(
                     "facts",
-                    [self._fact_row(f, about.get(f.id, [])) for f in batch],
-                    self.embedder.embed([f.content for f in batch]),
+                    [
+                        self._fact_row(f, about.get(f.id, []), text)
+                        for f, text in zip(batch, texts, strict=True)
+                    ],
+                    self.embedder.embed(texts),
                 )
             self.vectors.delete("facts", orphans)
             for status in {f.status.value for f in stale}:
@@ -905,10 +944,10 @@ class Memory:
     # ------------------------------------------------------------ shaping
 
     @staticmethod
-    def _fact_row(fact: Fact, entity_ids: Sequence[str]) -> dict[str, Any]:
+    def _fact_row(fact: Fact, entity_ids: Sequence[str], text: str | None = None) -> dict[str, Any]:
         return {
             "id": fact.id,
-            "text": fact.content,
+            "text": text or fact.content,
             "kind": fact.kind.value,
             "status": fact.status.value,
             "scope": fact.scope,
