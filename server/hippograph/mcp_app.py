@@ -9,14 +9,20 @@ from __future__ import annotations
 import functools
 import hmac
 import ipaddress
+import json
 from collections.abc import Callable
 from typing import Annotated, Literal, ParamSpec, TypeVar
 from urllib.parse import unquote
 
+import anyio
+import anyio.from_thread
+import anyio.to_thread
 import uvicorn
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ToolError
+from mcp.server.subscriptions import InMemorySubscriptionBus
 from mcp.server.transport_security import TransportSecuritySettings
+from mcp.shared.subscriptions import ResourceUpdated
 from mcp_types import ToolAnnotations
 from pydantic import Field
 from starlette.responses import JSONResponse
@@ -60,6 +66,23 @@ def _tool_errors(fn: Callable[P, R]) -> Callable[P, R]:
     return wrapper
 
 
+UPDATED_RESOURCES = ("memory://context", "memory://stats")
+
+
+def _notifies(bus: InMemorySubscriptionBus, fn: Callable[P, R]) -> Callable[P, R]:
+    """After a successful write, tell resource subscribers that memory changed."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        result = fn(*args, **kwargs)
+        for uri in UPDATED_RESOURCES:
+            # Tools run in a worker thread; the bus lives on the server's event loop.
+            anyio.from_thread.run(bus.publish, ResourceUpdated(uri=uri))
+        return result
+
+    return wrapper
+
+
 def transport_security(settings: Settings) -> TransportSecuritySettings:
     """DNS-rebinding protection: only loopback Host/Origin headers unless bound elsewhere."""
     hosts = ["127.0.0.1", "localhost", "[::1]"]
@@ -73,18 +96,23 @@ def transport_security(settings: Settings) -> TransportSecuritySettings:
 
 
 def build_server(memory: SharedMemory) -> MCPServer:
+    bus = InMemorySubscriptionBus()
     server: MCPServer = MCPServer(
         name="hippograph",
         title="hippograph memory",
         version=__version__,
         instructions=INSTRUCTIONS,
+        subscriptions=bus,
     )
+
+    def writes(fn: Callable[P, R]) -> Callable[P, R]:
+        return _notifies(bus, _tool_errors(fn))
 
     @server.tool(
         title="Remember a fact",
         annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False),
     )
-    @_tool_errors
+    @writes
     def remember(
         content: Annotated[
             str, Field(description="One natural-language statement, e.g. 'Alice prefers tea'.")
@@ -200,8 +228,7 @@ def build_server(memory: SharedMemory) -> MCPServer:
         title="Recall context",
         annotations=ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=False),
     )
-    @_tool_errors
-    def recall(
+    async def recall(
         context: Annotated[
             str, Field(description="What you are working on or asked, e.g. 'planning Alice's birthday'.")
         ],
@@ -209,6 +236,7 @@ def build_server(memory: SharedMemory) -> MCPServer:
             int | None, Field(description="Most tokens the narrative may use (default 1000).")
         ] = None,
         scope: Annotated[str | None, Field(description="Scope to recall from, plus global.")] = None,
+        ctx: Context | None = None,
     ) -> RecallOut:
         """Recall what memory holds about a task: a markdown narrative that fits a token budget
         (facts grouped by entity, entity profiles, timeline, evidence) plus the ranked facts.
@@ -216,13 +244,23 @@ def build_server(memory: SharedMemory) -> MCPServer:
         Use it at the start of a task or conversation. Example:
         recall(context="Alice's travel plans", budget_tokens=600)
         """
-        return memory.recall(context, budget_tokens=budget_tokens, scope=scope)
+        if ctx is not None:
+            await ctx.report_progress(0, 2, "searching memory and walking the graph")
+        try:
+            out = await anyio.to_thread.run_sync(
+                lambda: memory.recall(context, budget_tokens=budget_tokens, scope=scope)
+            )
+        except HippographError as err:
+            raise ToolError(str(err)) from err
+        if ctx is not None:
+            await ctx.report_progress(2, 2, f"{len(out.facts)} facts, {out.tokens} tokens")
+        return out
 
     @server.tool(
         title="Correct a fact",
         annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False),
     )
-    @_tool_errors
+    @writes
     def correct(
         content: Annotated[str, Field(description="The corrected statement, e.g. 'Alice lives in Paris'.")],
         fact_id: Annotated[
@@ -251,7 +289,7 @@ def build_server(memory: SharedMemory) -> MCPServer:
         title="Confirm a fact",
         annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True),
     )
-    @_tool_errors
+    @writes
     def confirm(
         fact_id: Annotated[str, Field(description="Id of the fact the user confirmed.")],
     ) -> FactOut:
@@ -264,7 +302,7 @@ def build_server(memory: SharedMemory) -> MCPServer:
         title="Forget a fact",
         annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=True),
     )
-    @_tool_errors
+    @writes
     def forget(
         fact_id: Annotated[str, Field(description="Id of the fact to forget.")],
         reason: Annotated[str | None, Field(description="Why, e.g. 'user asked', 'no longer true'.")] = None,
@@ -293,7 +331,7 @@ def build_server(memory: SharedMemory) -> MCPServer:
         title="Link facts or entities",
         annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True),
     )
-    @_tool_errors
+    @writes
     def link(
         from_id: Annotated[str, Field(description="Fact id (f_...) or entity id (e_...).")],
         to_id: Annotated[str, Field(description="Fact id (f_...) or entity id (e_...).")],
@@ -333,6 +371,32 @@ def build_server(memory: SharedMemory) -> MCPServer:
             return memory.recall(unquote(query)).narrative or "_Nothing relevant in memory._"
         except HippographError as err:
             raise ResourceError(str(err)) from err
+
+    @server.resource(
+        "memory://stats",
+        name="stats",
+        title="Memory statistics",
+        description="Counts of facts by kind, status and scope, entities, edges, disk use.",
+        mime_type="application/json",
+    )
+    def stats_resource() -> str:
+        return json.dumps(memory.stats(), default=str)
+
+    @server.resource(
+        "memory://entity/{name}",
+        name="entity",
+        title="Entity profile",
+        description="What memory holds about one entity (person, project, ...), e.g. memory://entity/Alice.",
+        mime_type="text/markdown",
+    )
+    def entity_resource(name: str) -> str:
+        entity = unquote(name)
+        try:
+            found = memory.search(entity, entity=entity, limit=50, record=False)
+        except HippographError as err:
+            raise ResourceError(str(err)) from err
+        lines = [f"# {entity}", ""] + [f"- {hit.content} [{hit.id}, {hit.status}]" for hit in found.results]
+        return "\n".join(lines)
 
     return server
 
