@@ -1,0 +1,83 @@
+"""The official MCP Inspector CLI (npm) drives the real server: list, call, read."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import server_env
+
+NETWORK_ERRORS = ("ENOTFOUND", "EAI_AGAIN", "ECONNREFUSED", "ETIMEDOUT", "network")
+
+
+@pytest.fixture(scope="module")
+def inspector(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    npm = shutil.which("npm")
+    if npm is None:
+        pytest.skip("npm is not installed, so the MCP Inspector cannot be installed")
+    prefix = tmp_path_factory.mktemp("inspector")
+    result = subprocess.run(
+        [
+            npm,
+            "install",
+            "--prefix",
+            str(prefix),
+            "--no-audit",
+            "--no-fund",
+            "@modelcontextprotocol/inspector",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    if result.returncode != 0:
+        if any(marker in result.stderr for marker in NETWORK_ERRORS):
+            pytest.skip(f"npm cannot reach its registry: {result.stderr.strip().splitlines()[-1]}")
+        pytest.fail(f"npm install failed: {result.stderr}")
+    return prefix / "node_modules" / ".bin" / "mcp-inspector"
+
+
+def _inspect(inspector: Path, data_dir: Path, models_dir: Path, *args: str) -> dict:  # type: ignore[type-arg]
+    hippograph = str(Path(sys.executable).parent / "hippograph")
+    result = subprocess.run(
+        [str(inspector), "--cli", hippograph, "serve", *args],
+        env=server_env(data_dir, models_dir),
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    return json.loads(result.stdout)  # type: ignore[no-any-return]
+
+
+def test_inspector_lists_calls_and_reads(inspector: Path, tmp_path: Path, models_dir: Path) -> None:
+    data_dir = tmp_path / "data"
+    listed = _inspect(inspector, data_dir, models_dir, "--method", "tools/list")
+    assert {"remember", "search", "recall", "explain"} <= {tool["name"] for tool in listed["tools"]}
+
+    call = ["--method", "tools/call", "--tool-name"]
+    remembered = _inspect(
+        inspector, data_dir, models_dir, *call, "remember", "--tool-arg", "content=Inspector likes green tea"
+    )
+    fact_id = remembered["structuredContent"]["id"]
+
+    found = _inspect(
+        inspector,
+        data_dir,
+        models_dir,
+        *call,
+        "search",
+        "--tool-arg",
+        "query=what drink does the inspector like",
+    )
+    assert found["structuredContent"]["results"][0]["id"] == fact_id
+
+    stats = _inspect(inspector, data_dir, models_dir, "--method", "resources/read", "--uri", "memory://stats")
+    assert json.loads(stats["contents"][0]["text"])["facts"] == 1
