@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import hmac
+import inspect
 import ipaddress
 import json
 from collections.abc import Callable
@@ -36,6 +37,7 @@ from hippograph.shared import SharedMemory
 
 P = ParamSpec("P")
 R = TypeVar("R")
+T = TypeVar("T")
 
 INSTRUCTIONS = """\
 hippograph is your long-term memory about the user and their work, kept across conversations.
@@ -53,6 +55,12 @@ StatusName = Literal["staged", "confirmed", "superseded", "retracted"]
 DEFAULT_CONTEXT_QUERY = "the user: who they are, their preferences, projects and recent decisions"
 
 
+def _clean_doc(fn: T) -> T:
+    """Tool descriptions come from docstrings: drop their source indentation."""
+    fn.__doc__ = inspect.cleandoc(fn.__doc__ or "")
+    return fn
+
+
 def _tool_errors(fn: Callable[P, R]) -> Callable[P, R]:
     """Turn our anticipated failures into tool errors the model sees verbatim."""
 
@@ -63,7 +71,7 @@ def _tool_errors(fn: Callable[P, R]) -> Callable[P, R]:
         except HippographError as err:
             raise ToolError(str(err)) from err
 
-    return wrapper
+    return _clean_doc(wrapper)
 
 
 UPDATED_RESOURCES = ("memory://context", "memory://stats")
@@ -228,6 +236,7 @@ def build_server(memory: SharedMemory) -> MCPServer:
         title="Recall context",
         annotations=ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=False),
     )
+    @_clean_doc
     async def recall(
         context: Annotated[
             str, Field(description="What you are working on or asked, e.g. 'planning Alice's birthday'.")
