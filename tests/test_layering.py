@@ -19,7 +19,7 @@ FORBIDDEN = {
     "graph": {"memory", "mcp_app", "cli", "vectors", "retrieval"},
     "vectors": {"memory", "mcp_app", "cli", "graph"},
     "retrieval": {"memory", "mcp_app", "cli"},
-    "memory": {"mcp_app", "cli", "shared"},
+    "memory": {"mcp_app", "cli", "shared", "explorer", "transfer"},
     "shared": {"mcp_app", "cli"},
     "transfer": {"mcp_app", "cli", "shared"},
     "explorer": {"mcp_app", "cli"},

@@ -61,6 +61,10 @@ def _parser() -> argparse.ArgumentParser:
     imp.add_argument("--scope", help="scope for mcp-memory imports (default global)")
     imp.add_argument("--json", action="store_true", help="print JSON")
 
+    explore = sub.add_parser("explore", parents=[common], help="browse the memory graph in a local web page")
+    explore.add_argument("--host", help="bind address (default 127.0.0.1)")
+    explore.add_argument("--port", type=int, default=8766, help="port (default 8766)")
+
     doctor = sub.add_parser("doctor", parents=[common], help="check the stores agree; repair and report")
     doctor.add_argument("--json", action="store_true", help="print JSON")
 
@@ -184,6 +188,13 @@ def _run_command(command: str, args: argparse.Namespace, memory: SharedMemory, s
             progress.add_task(f"importing {len(lines)} lines from {args.file.name} and indexing", total=None)
             report = memory.import_lines(lines, args.format, args.scope)
         _print(report, args.json)
+        return EXIT_OK
+    if command == "explore":
+        from hippograph import explorer
+
+        host = args.host or "127.0.0.1"
+        # The page reads the graph directly, so this process must own the stores.
+        memory.on_owner(lambda owned: explorer.serve(owned, host=host, port=args.port))
         return EXIT_OK
     if command == "doctor":
         _print(memory.doctor(), args.json)
