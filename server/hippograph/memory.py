@@ -172,9 +172,22 @@ class Memory:
         self._spawn("hippograph-accesses", self.settings.access_flush_s, self.apply_accesses)
         if self.settings.maintenance_interval_s > 0:
             self._spawn("hippograph-maintenance", self.settings.maintenance_interval_s, self.maintain)
+        self._spawn("hippograph-index", 60.0, self.tune_indexes, first_run=True)
 
-    def _spawn(self, name: str, interval: float, job: Callable[[], object]) -> None:
+    def tune_indexes(self) -> None:
+        """Fold small appends into the indexes; build the ANN index once the store is large."""
+        if self.vectors.ensure_vector_index():
+            log.info("built the ANN vector index")
+        with self._write_lock:
+            self.vectors.optimize()
+
+    def _spawn(self, name: str, interval: float, job: Callable[[], object], first_run: bool = False) -> None:
         def loop() -> None:
+            if first_run and not self._stop.is_set():
+                try:
+                    job()
+                except Exception:
+                    log.exception("%s failed; will retry", name)
             while not self._stop.wait(interval):
                 try:
                     job()

@@ -38,6 +38,10 @@ _ARROW_TYPES = {
 _ID = re.compile(r"^[a-z]_[0-9a-f]{16}$")
 # Compact the fragments small appends leave behind once this many accumulate.
 _OPTIMIZE_EVERY = 200
+# Below this many rows an exact scan is fast enough; above it, an ANN index pays off.
+ANN_MIN_ROWS = 20_000
+_NPROBES = 20
+_REFINE = 4
 
 
 def _sql_literal(value: str) -> str:
@@ -164,6 +168,22 @@ class VectorStore:
         with self._lock:
             self._tables[table].delete(f"id IN {id_list(ids)}")
 
+    def has_vector_index(self, table: str) -> bool:
+        return any("vector" in idx.columns for idx in self._tables[table].list_indices())
+
+    def ensure_vector_index(self, table: str = "facts", min_rows: int = ANN_MIN_ROWS) -> bool:
+        """Build an IVF-HNSW index once the table is large; True if one was built now.
+
+        Runs without the write lock: Lance commits the index beside concurrent appends, and
+        rows added meanwhile are searched exactly until the next optimize folds them in.
+        """
+        if self.has_vector_index(table) or self.count(table) < min_rows:
+            return False
+        self._tables[table].create_index(
+            metric="cosine", vector_column_name="vector", index_type="IVF_HNSW_SQ", replace=False
+        )
+        return True
+
     def optimize(self) -> None:
         with self._lock:
             self._optimize_locked()
@@ -183,6 +203,9 @@ class VectorStore:
 
     def vector_search(self, table: str, vector: np.ndarray, k: int, where: Filter | None = None) -> list[Hit]:
         query = self._tables[table].search(vector.astype(np.float32)).distance_type("cosine").limit(k)
+        # With the ANN index: probe more partitions and re-rank with exact vectors, since
+        # scalar quantisation alone reorders close neighbours.
+        query = query.nprobes(_NPROBES).refine_factor(_REFINE)
         clause = where.sql() if where else None
         if clause:
             query = query.where(clause, prefilter=True)
