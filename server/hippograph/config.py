@@ -54,7 +54,9 @@ class Settings(BaseSettings):
     kuzu_max_db_size: int = Field(
         default=1 << 36, description="Kùzu's virtual address-space cap in bytes (not disk use)."
     )
-    kuzu_buffer_pool_bytes: int = Field(default=256 << 20, ge=16 << 20)
+    kuzu_buffer_pool_bytes: int = Field(
+        default=128 << 20, ge=16 << 20, description="Kùzu's page cache; bounds its share of RSS."
+    )
 
     # Lifecycle (see lifecycle.LifecyclePolicy for the rest of the defaults).
     promotion_accesses: int = Field(default=3, ge=1, description="Accesses that promote staged -> confirmed.")

@@ -204,7 +204,7 @@ class Memory:
             thread.join(timeout=30)
         with self._write_lock:
             self.apply_accesses()
-            self.vectors.optimize()
+            self.vectors.optimize(closing=True)
             self.graph.close()
 
     # ------------------------------------------------------------ remember / correct

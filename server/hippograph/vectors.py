@@ -14,7 +14,7 @@ import re
 import threading
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +40,7 @@ _ID = re.compile(r"^[a-z]_[0-9a-f]{16}$")
 _OPTIMIZE_EVERY = 200
 # Below this many rows an exact scan is fast enough; above it, an ANN index pays off.
 ANN_MIN_ROWS = 20_000
+_KEEP_VERSIONS = timedelta(minutes=1)
 _NPROBES = 20
 _REFINE = 4
 
@@ -184,13 +185,15 @@ class VectorStore:
         )
         return True
 
-    def optimize(self) -> None:
+    def optimize(self, *, closing: bool = False) -> None:
         with self._lock:
-            self._optimize_locked()
+            self._optimize_locked(keep=timedelta(seconds=1) if closing else _KEEP_VERSIONS)
 
-    def _optimize_locked(self) -> None:
+    def _optimize_locked(self, keep: timedelta = _KEEP_VERSIONS) -> None:
         for table in self._tables.values():
-            table.optimize()
+            # Every append is a Lance version; only this process reads them, so old ones go
+            # (kept a minute while serving, so a search in flight never loses its files).
+            table.optimize(cleanup_older_than=keep)
         self._pending_fragments = 0
 
     # ------------------------------------------------------------ reads
