@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -58,3 +59,15 @@ def server_env(data_dir: Path, models_dir: Path, **extra: str) -> dict[str, str]
 
 
 PYTHON = sys.executable
+
+
+def run_cli(data_dir: Path, models_dir: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """Run the console script as a user would, against a data dir."""
+    return subprocess.run(
+        [PYTHON, "-m", "hippograph", *args],
+        env=server_env(data_dir, models_dir),
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )

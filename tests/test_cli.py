@@ -3,23 +3,11 @@
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 
-from tests.conftest import PYTHON, server_env
+from tests.conftest import run_cli as hippograph
 
 FIXTURE = Path(__file__).parent / "data" / "transfer" / "mcp_memory.jsonl"
-
-
-def hippograph(data_dir: Path, models_dir: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [PYTHON, "-m", "hippograph", *args],
-        env=server_env(data_dir, models_dir),
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
 
 
 def test_import_mcp_memory_then_export_and_round_trip(tmp_path: Path, models_dir: Path) -> None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import subprocess
 from pathlib import Path
 
 import kuzu
@@ -11,18 +10,7 @@ import kuzu
 from hippograph.config import Settings
 from hippograph.embed import FastEmbedder
 from hippograph.memory import Memory
-from tests.conftest import PYTHON, server_env
-
-
-def _run_cli(data_dir: Path, models_dir: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [PYTHON, "-m", "hippograph", *args],
-        env=server_env(data_dir, models_dir),
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+from tests.conftest import run_cli as _run_cli
 
 
 def _digest(path: Path) -> dict[str, str]:

@@ -104,7 +104,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from hippograph.shared import SharedMemory  # deferred: loads the database engines
 
     if command == "serve" and settings.transport != "stdio":
-        from hippograph.mcp_app import is_loopback
+        from hippograph.config import is_loopback
 
         if not is_loopback(settings.host) and settings.token is None:
             print(

@@ -6,6 +6,7 @@ Every field can be set by an environment variable with the ``HIPPOGRAPH_`` prefi
 
 from __future__ import annotations
 
+import ipaddress
 from pathlib import Path
 from typing import Literal
 
@@ -16,6 +17,16 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 
 Transport = Literal["stdio", "sse", "http"]
+
+
+def is_loopback(host: str) -> bool:
+    """Whether binding ``host`` keeps a server reachable from this machine only."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
 
 
 def default_data_dir() -> Path:

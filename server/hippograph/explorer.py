@@ -9,7 +9,6 @@ never reinforces or promotes a fact. ``serve`` runs it with uvicorn on loopback.
 
 from __future__ import annotations
 
-import ipaddress
 import sys
 import threading
 from collections.abc import Callable, Sequence
@@ -28,6 +27,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from hippograph import lifecycle as lc
+from hippograph.config import is_loopback
 from hippograph.errors import HippographError, InvalidInput, InvalidTransition, NotFound, StoreError
 from hippograph.memory import Memory
 from hippograph.models import Fact
@@ -223,19 +223,10 @@ def hosts_for(bind: str) -> tuple[str, ...]:
     """Host headers to accept when bound to ``bind``: loopback names, plus ``bind`` if it is a name
     or address of its own (a wildcard bind still only answers to loopback names: send the name the
     page is reached by as ``bind``, or pass ``allowed_hosts``, to open it up)."""
-    if bind in _WILDCARD_BINDS or _is_loopback(bind):
+    if bind in _WILDCARD_BINDS or is_loopback(bind):
         return LOOPBACK_HOSTS
     name = f"[{bind}]" if ":" in bind and not bind.startswith("[") else bind
     return (*LOOPBACK_HOSTS, name)
-
-
-def _is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
 
 
 def uvicorn_server(

@@ -9,7 +9,6 @@ from __future__ import annotations
 import functools
 import hmac
 import inspect
-import ipaddress
 import json
 from collections.abc import Callable
 from typing import Annotated, Literal, ParamSpec, TypeVar
@@ -408,15 +407,6 @@ def build_server(memory: SharedMemory) -> MCPServer:
         return "\n".join(lines)
 
     return server
-
-
-def is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
 
 
 class BearerTokenMiddleware:
