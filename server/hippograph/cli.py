@@ -11,7 +11,8 @@ import argparse
 import json
 import logging
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -127,6 +128,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         memory.close()
 
 
+@contextmanager
+def _working(description: str) -> Iterator[None]:
+    """A spinner with elapsed time on stderr while a long command runs (stdout stays clean)."""
+    from rich.console import Console
+    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+    with Progress(
+        SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(), console=Console(stderr=True)
+    ) as progress:
+        progress.add_task(description, total=None)
+        yield
+
+
 def _print(data: Any, as_json: bool) -> None:
     if as_json:
         print(json.dumps(data, indent=2, default=str))
@@ -160,7 +174,9 @@ def _run_command(command: str, args: argparse.Namespace, memory: SharedMemory, s
         from hippograph.query_intent import parse_time_bound
 
         now = parse_time_bound(args.now, utcnow(), end=False) if args.now else None
-        _print(memory.maintain(now).model_dump(), args.json)
+        with _working("maintenance: promotion, decay, expiry, cleanup"):
+            maintained = memory.maintain(now)
+        _print(maintained.model_dump(), args.json)
         return EXIT_OK
     if command == "export":
         exported = memory.export()
@@ -176,16 +192,7 @@ def _run_command(command: str, args: argparse.Namespace, memory: SharedMemory, s
         except OSError as err:
             print(f"hippograph: cannot read {args.file}: {err.strerror}", file=sys.stderr)
             return EXIT_FAILED
-        from rich.console import Console
-        from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
-
-        with Progress(
-            SpinnerColumn(),
-            TextColumn("{task.description}"),
-            TimeElapsedColumn(),
-            console=Console(stderr=True),
-        ) as progress:
-            progress.add_task(f"importing {len(lines)} lines from {args.file.name} and indexing", total=None)
+        with _working(f"importing {len(lines)} lines from {args.file.name} and indexing"):
             report = memory.import_lines(lines, args.format, args.scope)
         _print(report, args.json)
         return EXIT_OK
@@ -197,7 +204,9 @@ def _run_command(command: str, args: argparse.Namespace, memory: SharedMemory, s
         memory.on_owner(lambda owned: explorer.serve(owned, host=host, port=args.port))
         return EXIT_OK
     if command == "doctor":
-        _print(memory.doctor(), args.json)
+        with _working("checking the graph against the index, re-indexing what is missing"):
+            checked = memory.doctor()
+        _print(checked, args.json)
         return EXIT_OK
     if command == "stats":
         _print(memory.stats(), args.json)
