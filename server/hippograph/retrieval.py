@@ -6,7 +6,8 @@
 2. ``graph``: spreading activation from the best candidates and the anchor entities,
    breadth-first over typed edges (edge weight x per-hop decay), fan-out bounded per node
    so a hub cannot blow up latency. It finds facts that share no words with the query.
-3. Weighted reciprocal rank fusion over the channels, then the lifecycle's relevance and
+3. Score-aware weighted reciprocal rank fusion over the channels (each hit's 1/(k + rank),
+   scaled by its score relative to the channel's best), then the lifecycle's relevance and
    status weight. Every candidate keeps its per-channel ranks, scores and graph path.
 If graph expansion fails, the other channels still answer and a note says so.
 """
@@ -33,6 +34,10 @@ log = logging.getLogger(__name__)
 @dataclass(frozen=True)
 class RetrievalPolicy:
     rrf_k: int = 60
+    # Plain RRF (0) ignores how far apart scores are, so a strong keyword match and a weak
+    # one a rank lower tie. Each hit's share is scaled by (score / best score in its channel)
+    # to this power; ranks still break ties between equal scores.
+    score_power: float = 1.0
     channel_weights: Mapping[str, float] = field(
         default_factory=lambda: {"vector": 1.0, "fts": 1.0, "entity": 0.8, "graph": 0.8}
     )
@@ -93,14 +98,18 @@ class Activation:
     via_entity: str | None = None
 
 
-def fuse(ranked: Mapping[str, Sequence[Hit]], weights: Mapping[str, float], k: int) -> dict[str, Candidate]:
-    """Weighted reciprocal rank fusion: sum over channels of weight / (k + rank)."""
+def fuse(
+    ranked: Mapping[str, Sequence[Hit]], weights: Mapping[str, float], k: int, score_power: float = 0.0
+) -> dict[str, Candidate]:
+    """Weighted RRF: sum over channels of weight / (k + rank) x (score / best) ** score_power."""
     by_id: dict[str, Candidate] = {}
     for channel, hits in ranked.items():
         weight = weights.get(channel, 1.0)
+        best = max((hit.score for hit in hits), default=0.0)
         for hit in hits:
+            share = max(hit.score, 0.0) / best if best > 0 else 1.0
             candidate = by_id.setdefault(hit.id, Candidate(hit.id))
-            candidate.fused += weight / (k + hit.rank)
+            candidate.fused += weight / (k + hit.rank) * share**score_power
             candidate.channels[channel] = {"rank": hit.rank, "score": round(hit.score, 6)}
     return by_id
 
@@ -161,7 +170,7 @@ class Retriever:
         weights = dict(p.channel_weights)
         for channel, boost in p.intent_channel_boost.get(plan.intent, {}).items():
             weights[channel] = weights.get(channel, 1.0) * boost
-        fused = fuse(ranked, weights, p.rrf_k)
+        fused = fuse(ranked, weights, p.rrf_k, p.score_power)
         if "entity" in ranked:
             names = ", ".join(e.name for e, _, _ in anchors)
             for hit in ranked["entity"]:
@@ -233,12 +242,23 @@ class Retriever:
         fact_frontier = {fid: Activation(v, 0, "seed", fid) for fid, v in seed_facts.items()}
         entity_frontier = {eid: Activation(v, 0, "anchor", eid) for eid, v in seed_entities.items()}
 
+        # An entity passes activation on to facts other than the one it came from; when two
+        # facts reach it, each must still hear from the other, so it keeps a runner-up path
+        # from a different origin.
+        runner_up: dict[str, Activation] = {}
+
         def offer(target: dict[str, Activation], node: str, act: Activation, origin: str) -> None:
             if node == origin:
                 return
             current = target.get(node)
             if current is None or act.value > current.value:
                 target[node] = act
+                if current is not None and current.from_id != act.from_id:
+                    runner_up[node] = current
+            elif act.from_id != current.from_id:
+                second = runner_up.get(node)
+                if second is None or act.value > second.value:
+                    runner_up[node] = act
             known = best.get(node)
             if known is None or act.value > known.value:
                 best[node] = act
@@ -262,11 +282,13 @@ class Retriever:
             for eid, act in strongest:
                 entity = self._entities.get(eid)
                 name = entity.name if entity else None
+                second = runner_up.get(eid)
                 for fid in self._graph.facts_about(
                     eid, limit=p.max_fanout_per_node, statuses=("staged", "confirmed")
                 ):
-                    value = act.value * weights["ABOUT"] * p.hop_decay
-                    offer(next_facts, fid, Activation(value, hop, "ABOUT", eid, name), act.from_id)
+                    via = second if fid == act.from_id and second is not None else act
+                    value = via.value * weights["ABOUT"] * p.hop_decay
+                    offer(next_facts, fid, Activation(value, hop, "ABOUT", eid, name), via.from_id)
             for edge in self._graph.entity_relations(list(entity_frontier)):
                 for here, there in ((edge.src, edge.dst), (edge.dst, edge.src)):
                     if here in entity_frontier:
