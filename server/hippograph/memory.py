@@ -935,6 +935,7 @@ class Memory:
             "reindexed": report.added,
             "orphan_rows_removed": report.removed,
             "statuses_fixed": report.restatused,
+            "graph_mirror_repaired": self.graph.check_mirror(repair=True),
             **self.stats(),
         }
 

@@ -74,6 +74,11 @@ class RetrievalPolicy:
         default_factory=lambda: {Intent.WHO: {"entity": 1.4}, Intent.WHAT: {"entity": 1.2}}
     )
     max_fanout_per_node: int = 12
+    # An entity passes activation to its facts scaled by its specificity, an IDF:
+    # ln(1 + N / (1 + mentions)) / ln(1 + N). A hub (a speaker in every other fact) says
+    # little about which of its facts matter, so below ``hub_min_idf`` it is not walked at
+    # all (which also keeps the walk fast on large stores).
+    hub_min_idf: float = 0.3
     max_expanded: int = 150
     entity_min_similarity: float = 0.62
     entity_vector_anchors: int = 2
@@ -222,6 +227,14 @@ class Retriever:
                 **({"via_entity": act.via_entity} if act.via_entity else {}),
             }
 
+    def _specificity(self, entity_id: str, total_facts: int) -> float:
+        """IDF of an entity over the facts: 1 for one mention in a large store, ~0 for a hub."""
+        entity = self._entities.get(entity_id)
+        mentions = entity.mention_count if entity else 0
+        if total_facts <= 1:
+            return 1.0
+        return math.log1p(total_facts / (1 + mentions)) / math.log1p(total_facts)
+
     def expand(
         self,
         seed_facts: Mapping[str, float],
@@ -239,6 +252,7 @@ class Retriever:
         # an anchor points at is corroborated). A node is expanded once, at its first hop.
         best: dict[str, Activation] = {}
         expanded: set[str] = set()
+        total = self._vectors.count("facts")
         fact_frontier = {fid: Activation(v, 0, "seed", fid) for fid, v in seed_facts.items()}
         entity_frontier = {eid: Activation(v, 0, "anchor", eid) for eid, v in seed_entities.items()}
 
@@ -278,7 +292,10 @@ class Retriever:
             for edge in self._graph.tag_neighbours(list(fact_frontier), limit=p.max_fanout_per_node):
                 value = fact_frontier[edge.src].value * weights["HAS_TAG"] * p.hop_decay
                 offer(next_facts, edge.dst, Activation(value, hop, "HAS_TAG", edge.src), edge.src)
-            strongest = sorted(entity_frontier.items(), key=lambda kv: -kv[1].value)[: p.max_fanout_per_node]
+            specific = {eid: self._specificity(eid, total) for eid in entity_frontier}
+            walkable = [(eid, act) for eid, act in entity_frontier.items() if specific[eid] >= p.hub_min_idf]
+            walkable.sort(key=lambda kv: -kv[1].value * specific[kv[0]])
+            strongest = walkable[: p.max_fanout_per_node]
             for eid, act in strongest:
                 entity = self._entities.get(eid)
                 name = entity.name if entity else None
@@ -287,9 +304,9 @@ class Retriever:
                     eid, limit=p.max_fanout_per_node, statuses=("staged", "confirmed")
                 ):
                     via = second if fid == act.from_id and second is not None else act
-                    value = via.value * weights["ABOUT"] * p.hop_decay
+                    value = via.value * specific[eid] * weights["ABOUT"] * p.hop_decay
                     offer(next_facts, fid, Activation(value, hop, "ABOUT", eid, name), via.from_id)
-            for edge in self._graph.entity_relations(list(entity_frontier)):
+            for edge in self._graph.entity_relations([eid for eid, _ in walkable]):
                 for here, there in ((edge.src, edge.dst), (edge.dst, edge.src)):
                     if here in entity_frontier:
                         value = entity_frontier[here].value * _edge_weight(edge, weights) * p.hop_decay

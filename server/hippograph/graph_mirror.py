@@ -1,0 +1,177 @@
+"""The graph's shape in memory, so a graph walk costs microseconds instead of queries.
+
+Kùzu stays the source of truth. ``GraphStore`` loads this mirror when it opens and applies
+each of its own writes to it once the write commits, so the two never disagree inside the
+one process that owns the data dir. The mirror holds ids and edges only (no fact text): for
+100k facts with ~3 entities and ~2 tags each it is a few tens of MB.
+
+Measured on 100k facts (2 cores, loaded machine): one Kùzu traversal query costs 10-180 ms
+(``WHERE id IN $ids`` scans the node table; an ``UNWIND`` of primary keys makes the planner
+scan the edges), and a depth-2 walk issues ~30 of them. The same walk here is dict lookups.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+
+@dataclass(frozen=True)
+class EdgeRow:
+    """A typed edge as stored (fact-fact, ABOUT, RELATES, HAS_TAG): for explain, export, the walk."""
+
+    type: str
+    src: str
+    dst: str
+    props: Mapping[str, Any]
+
+
+class GraphMirror:
+    def __init__(self) -> None:
+        self._status: dict[str, str] = {}
+        self._created: dict[str, datetime] = {}
+        self._names: dict[str, str] = {}
+        self._out: dict[str, list[EdgeRow]] = {}  # fact-fact edges by source
+        self._in: dict[str, list[EdgeRow]] = {}  # fact-fact edges by target
+        self._about: dict[str, list[tuple[str, str]]] = {}  # fact -> (entity, role)
+        self._facts_of: dict[str, list[str]] = {}  # entity -> facts about it
+        self._relates: dict[str, list[EdgeRow]] = {}  # entity -> RELATES touching it
+        self._tags: dict[str, list[str]] = {}  # fact -> tags
+        self._tagged: dict[str, list[str]] = {}  # tag -> facts
+
+    # ------------------------------------------------------------ writes (after commit)
+
+    def add_fact(self, fact_id: str, status: str, created_at: datetime) -> None:
+        self._status[fact_id] = status
+        self._created[fact_id] = created_at
+
+    def set_status(self, fact_id: str, status: str) -> None:
+        if fact_id in self._status:
+            self._status[fact_id] = status
+
+    def add_entity(self, entity_id: str, name: str) -> None:
+        self._names[entity_id] = name
+
+    def link_facts(self, edge_type: str, src: str, dst: str, props: Mapping[str, Any]) -> None:
+        if src not in self._status or dst not in self._status:
+            return  # Kùzu's MATCH ... CREATE makes nothing when an end is missing
+        edge = EdgeRow(edge_type, src, dst, dict(props))
+        self._out.setdefault(src, []).append(edge)
+        self._in.setdefault(dst, []).append(edge)
+
+    def link_about(self, fact_id: str, entity_id: str, role: str) -> None:
+        if fact_id not in self._status or entity_id not in self._names:
+            return
+        links = self._about.setdefault(fact_id, [])
+        if (entity_id, role) in links:
+            return  # MERGE
+        if all(e != entity_id for e, _ in links):
+            self._facts_of.setdefault(entity_id, []).append(fact_id)
+        links.append((entity_id, role))
+
+    def link_entities(self, src: str, dst: str, props: Mapping[str, Any]) -> None:
+        if src not in self._names or dst not in self._names:
+            return
+        edge = EdgeRow("RELATES", src, dst, dict(props))
+        self._relates.setdefault(src, []).append(edge)
+        if dst != src:
+            self._relates.setdefault(dst, []).append(edge)
+
+    def tag(self, fact_id: str, tags: Iterable[str]) -> None:
+        if fact_id not in self._status:
+            return
+        have = self._tags.setdefault(fact_id, [])
+        for tag in tags:
+            if tag not in have:
+                have.append(tag)
+                self._tagged.setdefault(tag, []).append(fact_id)
+
+    def delete_entities(self, entity_ids: Iterable[str]) -> None:
+        for eid in entity_ids:
+            self._names.pop(eid, None)
+            for fid in self._facts_of.pop(eid, []):
+                self._about[fid] = [(e, role) for e, role in self._about.get(fid, []) if e != eid]
+            for edge in self._relates.pop(eid, []):
+                other = edge.dst if edge.src == eid else edge.src
+                if other in self._relates:
+                    self._relates[other] = [e for e in self._relates[other] if e is not edge]
+
+    # ------------------------------------------------------------ reads
+
+    def fact_edges(self, fact_ids: Sequence[str], edge_types: Sequence[str]) -> list[EdgeRow]:
+        wanted = set(edge_types)
+        found: dict[int, EdgeRow] = {}
+        for fid in fact_ids:
+            for edge in (*self._out.get(fid, ()), *self._in.get(fid, ())):
+                if edge.type in wanted:
+                    found.setdefault(id(edge), edge)
+        return list(found.values())
+
+    def about_edges(self, fact_ids: Sequence[str]) -> list[EdgeRow]:
+        return [
+            EdgeRow("ABOUT", fid, eid, {"role": role})
+            for fid in dict.fromkeys(fact_ids)
+            for eid, role in self._about.get(fid, ())
+        ]
+
+    def facts_about(self, entity_id: str, *, limit: int, statuses: Sequence[str]) -> list[str]:
+        """The ``limit`` most recently created facts about the entity with one of ``statuses``."""
+        allowed = set(statuses)
+        facts = (fid for fid in self._facts_of.get(entity_id, ()) if self._status.get(fid) in allowed)
+        return heapq.nlargest(limit, facts, key=lambda fid: (self._created[fid], fid))
+
+    def entity_relations(self, entity_ids: Sequence[str]) -> list[EdgeRow]:
+        found: dict[int, EdgeRow] = {}
+        for eid in entity_ids:
+            for edge in self._relates.get(eid, ()):
+                found.setdefault(id(edge), edge)
+        return list(found.values())
+
+    def tag_neighbours(self, fact_ids: Sequence[str], *, limit: int) -> list[EdgeRow]:
+        """Facts sharing a tag with ``fact_ids``, newest tagged first, ``limit`` rows in all."""
+        rows: list[EdgeRow] = []
+        for fid in fact_ids:
+            for tag in self._tags.get(fid, ()):
+                for other in reversed(self._tagged.get(tag, ())):
+                    if len(rows) >= limit:
+                        return rows
+                    if other != fid:
+                        rows.append(EdgeRow("HAS_TAG", fid, other, {"tag": tag}))
+        return rows
+
+    def entity_names_for(self, fact_ids: Sequence[str]) -> dict[str, list[str]]:
+        names: dict[str, list[str]] = {}
+        for fid in dict.fromkeys(fact_ids):
+            for eid, _ in self._about.get(fid, ()):
+                if eid in self._names:
+                    names.setdefault(fid, []).append(self._names[eid])
+        return names
+
+    def snapshot(self) -> dict[str, set[Any]]:
+        """Everything the mirror holds, order-free, to compare two mirrors."""
+
+        def edges(rows: Iterable[EdgeRow]) -> set[Any]:
+            return {(e.type, e.src, e.dst, tuple(sorted(e.props.items()))) for e in rows}
+
+        return {
+            "facts": {(fid, status, self._created[fid]) for fid, status in self._status.items()},
+            "entities": set(self._names.items()),
+            "fact_edges": edges(e for rows in self._out.values() for e in rows),
+            "about": {(fid, eid, role) for fid, links in self._about.items() for eid, role in links},
+            "facts_of": {(eid, fid) for eid, fids in self._facts_of.items() for fid in fids},
+            "relates": edges(e for rows in self._relates.values() for e in rows),
+            "tags": {(fid, tag) for fid, tags in self._tags.items() for tag in tags},
+            "tagged": {(fid, tag) for tag, fids in self._tagged.items() for fid in fids},
+        }
+
+    def sizes(self) -> dict[str, int]:
+        return {
+            "facts": len(self._status),
+            "entities": len(self._names),
+            "fact_edges": sum(len(v) for v in self._out.values()),
+            "about": sum(len(v) for v in self._about.values()),
+            "tags": sum(len(v) for v in self._tags.values()),
+        }

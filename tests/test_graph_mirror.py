@@ -1,0 +1,99 @@
+"""The in-memory mirror of the graph's shape agrees with Kùzu after every kind of write."""
+
+from __future__ import annotations
+
+import pytest
+
+from hippograph.graph import FACT_EDGES
+from hippograph.memory import Memory
+
+
+def _workload(memory: Memory) -> dict[str, str]:
+    """Every write path the service has: entities, tags, sessions, conflicts, links, lifecycle."""
+    ids: dict[str, str] = {}
+    ids["lisbon"] = memory.remember(
+        "Maya lives in Lisbon",
+        entities=["Maya"],
+        subject="Maya",
+        predicate="lives_in",
+        object="Lisbon",
+        tags=["home"],
+        source="user_edit",
+    ).id
+    ids["porto"] = memory.remember(
+        "Maya moved to Porto",
+        subject="Maya",
+        predicate="lives_in",
+        object="Porto",
+        tags=["home", "move"],
+        source="user_edit",
+    ).id
+    ids["guess"] = memory.remember("Maya probably lives in Braga", subject="Maya", predicate="lives_in").id
+    ids["turn1"] = memory.remember("We chose Postgres for billing", session_id="s1", tags=["db"]).id
+    ids["turn2"] = memory.remember("Because Kùzu lacks replication", session_id="s1", tags=["db"]).id
+    ids["tea"] = memory.remember("Maya prefers green tea", entities=["Maya", "Green tea"]).id
+    memory.link(ids["turn2"], ids["turn1"], "causes")
+    memory.link(ids["tea"], ids["lisbon"], "relates_to", weight=0.4)
+    ids["fixed"] = memory.correct("Maya prefers jasmine tea", fact_id=ids["tea"]).id
+    memory.forget(ids["guess"], reason="a guess")
+    memory.confirm(ids["porto"])
+    memory.maintain()
+    return ids
+
+
+def test_mirror_matches_the_stored_graph_after_every_kind_of_write(memory: Memory) -> None:
+    ids = _workload(memory)
+
+    assert memory.graph.check_mirror(repair=False) == []
+    # And the walk sees what was written: the causal link, both ways, and the session chain.
+    edges = {(e.type, e.src, e.dst) for e in memory.graph.fact_edges([ids["turn1"]])}
+    assert ("CAUSES", ids["turn2"], ids["turn1"]) in edges
+    assert ("NEXT", ids["turn1"], ids["turn2"]) in edges
+    assert (
+        memory.graph.facts_about(
+            memory.entities.resolve("Maya", "global").id,  # type: ignore[union-attr]
+            limit=10,
+            statuses=("staged", "confirmed"),
+        )[0]
+        == ids["fixed"]
+    )
+
+
+def test_mirror_survives_a_reopen_unchanged(memory: Memory) -> None:
+    ids = _workload(memory)
+    before = memory.graph._mirror.snapshot()
+    settings, embedder = memory.settings, memory.embedder
+    memory.close()
+
+    reopened = Memory.open(settings, embedder=embedder)
+    try:
+        assert reopened.graph._mirror.snapshot() == before
+        assert reopened.search("where does Maya live").results[0].id == ids["porto"]
+    finally:
+        reopened.close()
+
+
+def test_a_rolled_back_write_never_reaches_the_mirror(memory: Memory) -> None:
+    kept = memory.remember("Kept fact about Ada", entities=["Ada"]).id
+    before = memory.graph._mirror.snapshot()
+    fact = memory.graph.get_fact(kept)
+    assert fact is not None
+
+    with pytest.raises(RuntimeError), memory.graph.transaction():
+        memory.graph.link_facts("RELATES_TO", kept, kept, fact.created_at, relation="self", weight=1.0)
+        memory.graph.tag_fact(kept, ["rolled-back"])
+        raise RuntimeError("the write fails half way")
+
+    assert memory.graph._mirror.snapshot() == before
+    assert memory.graph.check_mirror(repair=False) == []
+    assert memory.graph.fact_edges([kept], FACT_EDGES) == []
+
+
+def test_doctor_finds_and_repairs_a_drifted_mirror(memory: Memory) -> None:
+    ids = _workload(memory)
+    memory.graph._mirror.set_status(ids["porto"], "retracted")  # simulate drift
+
+    report = memory.doctor()
+
+    assert report["graph_mirror_repaired"] == ["graph mirror facts: 1 extra, 1 missing"]
+    assert memory.graph.check_mirror(repair=False) == []
