@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from hippograph.graph import FACT_EDGES
@@ -97,3 +99,14 @@ def test_doctor_finds_and_repairs_a_drifted_mirror(memory: Memory) -> None:
 
     assert report["graph_mirror_repaired"] == ["graph mirror facts: 1 extra, 1 missing"]
     assert memory.graph.check_mirror(repair=False) == []
+
+
+def test_doctor_finds_and_drops_a_stale_cached_fact(memory: Memory) -> None:
+    ids = _workload(memory)
+    cached = memory.graph.get_fact(ids["porto"])
+    assert cached is not None
+    memory.graph._facts[cached.id] = dataclasses.replace(cached, confidence=0.1)  # simulate drift
+
+    assert memory.doctor()["graph_mirror_repaired"] == ["fact cache: 1 stale"]
+    fact = memory.graph.get_fact(ids["porto"])
+    assert fact is not None and fact.confidence == cached.confidence

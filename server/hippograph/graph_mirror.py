@@ -12,7 +12,9 @@ scan the edges), and a depth-2 walk issues ~30 of them. The same walk here is di
 
 from __future__ import annotations
 
+import bisect
 import heapq
+import itertools
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -39,6 +41,7 @@ class GraphMirror:
         self._about: dict[str, list[tuple[str, str]]] = {}  # fact -> (entity, role)
         self._facts_of: dict[str, list[str]] = {}  # entity -> facts about it
         self._relates: dict[str, list[EdgeRow]] = {}  # entity -> RELATES touching it
+        self._neighbours: dict[str, dict[str, float]] = {}  # entity -> related entity -> max weight
         self._tags: dict[str, list[str]] = {}  # fact -> tags
         self._tagged: dict[str, list[str]] = {}  # tag -> facts
 
@@ -69,7 +72,8 @@ class GraphMirror:
         if (entity_id, role) in links:
             return  # MERGE
         if all(e != entity_id for e, _ in links):
-            self._facts_of.setdefault(entity_id, []).append(fact_id)
+            # Kept in creation order (imports may add old facts late), newest last.
+            bisect.insort(self._facts_of.setdefault(entity_id, []), fact_id, key=self._age)
         links.append((entity_id, role))
 
     def link_entities(self, src: str, dst: str, props: Mapping[str, Any]) -> None:
@@ -79,6 +83,11 @@ class GraphMirror:
         self._relates.setdefault(src, []).append(edge)
         if dst != src:
             self._relates.setdefault(dst, []).append(edge)
+        weight = props.get("weight")
+        weight = 1.0 if weight is None else max(0.0, min(1.0, float(weight)))
+        for here, there in ((src, dst), (dst, src)):
+            known = self._neighbours.setdefault(here, {})
+            known[there] = max(weight, known.get(there, 0.0))
 
     def tag(self, fact_id: str, tags: Iterable[str]) -> None:
         if fact_id not in self._status:
@@ -98,8 +107,13 @@ class GraphMirror:
                 other = edge.dst if edge.src == eid else edge.src
                 if other in self._relates:
                     self._relates[other] = [e for e in self._relates[other] if e is not edge]
+            for other in self._neighbours.pop(eid, {}):
+                self._neighbours.get(other, {}).pop(eid, None)
 
     # ------------------------------------------------------------ reads
+
+    def statuses(self) -> dict[str, str]:
+        return dict(self._status)
 
     def fact_edges(self, fact_ids: Sequence[str], edge_types: Sequence[str]) -> list[EdgeRow]:
         wanted = set(edge_types)
@@ -120,8 +134,11 @@ class GraphMirror:
     def facts_about(self, entity_id: str, *, limit: int, statuses: Sequence[str]) -> list[str]:
         """The ``limit`` most recently created facts about the entity with one of ``statuses``."""
         allowed = set(statuses)
-        facts = (fid for fid in self._facts_of.get(entity_id, ()) if self._status.get(fid) in allowed)
-        return heapq.nlargest(limit, facts, key=lambda fid: (self._created[fid], fid))
+        newest = (fid for fid in reversed(self._facts_of.get(entity_id, ())) if self._status[fid] in allowed)
+        return list(itertools.islice(newest, limit))
+
+    def _age(self, fact_id: str) -> tuple[datetime, str]:
+        return self._created[fact_id], fact_id
 
     def entity_relations(self, entity_ids: Sequence[str]) -> list[EdgeRow]:
         found: dict[int, EdgeRow] = {}
@@ -129,6 +146,15 @@ class GraphMirror:
             for edge in self._relates.get(eid, ()):
                 found.setdefault(id(edge), edge)
         return list(found.values())
+
+    def related_entities(self, entity_ids: Sequence[str], *, limit: int) -> list[tuple[str, str, float]]:
+        """(entity, related entity, strongest RELATES weight): the ``limit`` strongest per entity."""
+        rows = []
+        for eid in dict.fromkeys(entity_ids):
+            known = self._neighbours.get(eid, {})
+            for other in heapq.nlargest(limit, known, key=lambda o: (known[o], o)):
+                rows.append((eid, other, known[other]))
+        return rows
 
     def tag_neighbours(self, fact_ids: Sequence[str], *, limit: int) -> list[EdgeRow]:
         """Facts sharing a tag with ``fact_ids``, newest tagged first, ``limit`` rows in all."""
@@ -163,6 +189,7 @@ class GraphMirror:
             "about": {(fid, eid, role) for fid, links in self._about.items() for eid, role in links},
             "facts_of": {(eid, fid) for eid, fids in self._facts_of.items() for fid in fids},
             "relates": edges(e for rows in self._relates.values() for e in rows),
+            "neighbours": {(a, b, w) for a, known in self._neighbours.items() for b, w in known.items()},
             "tags": {(fid, tag) for fid, tags in self._tags.items() for tag in tags},
             "tagged": {(fid, tag) for tag, fids in self._tagged.items() for fid in fids},
         }

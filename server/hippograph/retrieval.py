@@ -17,6 +17,7 @@ from __future__ import annotations
 import logging
 import math
 from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -131,6 +132,10 @@ class Retriever:
         self._vectors = vectors
         self._entities = entities
         self.policy = policy or RetrievalPolicy()
+        self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="retrieve")
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=True)
 
     def with_policy(self, **overrides: Any) -> None:
         self.policy = replace(self.policy, **overrides)
@@ -164,14 +169,15 @@ class Retriever:
         p = self.policy
         notes: list[str] = []
         k = max(limit * p.fanout, p.min_candidates)
-        ranked: dict[str, list[Hit]] = {
-            "vector": self._vectors.vector_search("facts", vector, k, where),
-            "fts": self._vectors.text_search("facts", query, k, where),
-        }
+        # The channels are independent LanceDB queries that release the GIL: run them side by side.
+        by_vector = self._pool.submit(self._vectors.vector_search, "facts", vector, k, where)
+        by_text = self._pool.submit(self._vectors.text_search, "facts", query, k, where)
         anchors = self.anchors(query, vector, where.scopes or ()) if p.entity_channel or p.graph else []
+        ranked: dict[str, list[Hit]] = {}
         if p.entity_channel and anchors:
             restricted = replace(where, entity_ids_any=[e.id for e, _, _ in anchors])
             ranked["entity"] = self._vectors.vector_search("facts", vector, k, restricted)
+        ranked = {"vector": by_vector.result(), "fts": by_text.result(), **ranked}
         weights = dict(p.channel_weights)
         for channel, boost in p.intent_channel_boost.get(plan.intent, {}).items():
             weights[channel] = weights.get(channel, 1.0) * boost
@@ -306,11 +312,10 @@ class Retriever:
                     via = second if fid == act.from_id and second is not None else act
                     value = via.value * specific[eid] * weights["ABOUT"] * p.hop_decay
                     offer(next_facts, fid, Activation(value, hop, "ABOUT", eid, name), via.from_id)
-            for edge in self._graph.entity_relations([eid for eid, _ in walkable]):
-                for here, there in ((edge.src, edge.dst), (edge.dst, edge.src)):
-                    if here in entity_frontier:
-                        value = entity_frontier[here].value * _edge_weight(edge, weights) * p.hop_decay
-                        offer(next_entities, there, Activation(value, hop, "RELATES", here), here)
+            related = self._graph.related_entities([eid for eid, _ in walkable], limit=p.max_fanout_per_node)
+            for here, there, strength in related:
+                value = entity_frontier[here].value * weights["RELATES"] * strength * p.hop_decay
+                offer(next_entities, there, Activation(value, hop, "RELATES", here), here)
             keep = sorted(next_facts.items(), key=lambda kv: -kv[1].value)[: p.max_expanded]
             fact_frontier = {fid: act for fid, act in keep if fid not in expanded}
             entity_frontier = {eid: act for eid, act in next_entities.items() if eid not in expanded}

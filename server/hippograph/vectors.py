@@ -21,7 +21,7 @@ from typing import Any
 import lancedb
 import numpy as np
 import pyarrow as pa
-from lancedb.index import FTS
+from lancedb.index import FTS, Bitmap, BTree, LabelList
 
 from hippograph.schema import lance_table_spec
 
@@ -43,6 +43,10 @@ ANN_MIN_ROWS = 20_000
 _KEEP_VERSIONS = timedelta(minutes=1)
 _NPROBES = 20
 _REFINE = 4
+# Scalar indexes named in graph_schema/lance/*.json ("index" on a field). Without them a
+# filtered query scans the filter columns: at 100k facts the status/scope prefilter cost
+# 8-10 ms of a 20 ms vector query; with bitmaps it costs ~2 ms. Built in well under 1 s.
+_SCALAR_INDEXES = {"btree": BTree, "bitmap": Bitmap, "label_list": LabelList}
 
 
 def _sql_literal(value: str) -> str:
@@ -121,6 +125,8 @@ class VectorStore:
         self._pending_fragments = 0
         self.rebuilt: set[str] = set()
         self._tables = {name: self._open(name, model) for name in _TABLES}
+        for name, table in self._tables.items():
+            self._ensure_scalar_indexes(name, table)
 
     def _open(self, name: str, model: str) -> Any:
         schema = _arrow_schema(name, self._dim, model)
@@ -134,6 +140,14 @@ class VectorStore:
         table = self._db.create_table(name, schema=schema)
         table.create_index("text", config=FTS())
         return table
+
+    def _ensure_scalar_indexes(self, name: str, table: Any) -> None:
+        """Create the scalar indexes the schema asks for that the table lacks (older stores)."""
+        have = {column for index in table.list_indices() for column in index.columns}
+        for field in lance_table_spec(name)["fields"]:
+            kind = field.get("index")
+            if kind and field["name"] not in have:
+                table.create_index(field["name"], config=_SCALAR_INDEXES[kind]())
 
     # ------------------------------------------------------------ writes
 
