@@ -48,7 +48,9 @@ class EntityIndex:
         return self._by_id.get(entity_id)
 
     def resolve(self, name: str, scope: str) -> Entity | None:
-        key = name_key(name)
+        return self._find(name_key(name), scope)
+
+    def _find(self, key: str, scope: str) -> Entity | None:
         for candidate_scope in visible_scopes(scope):
             entity_id = self._by_key.get((candidate_scope, key))
             if entity_id is not None:
@@ -58,21 +60,42 @@ class EntityIndex:
     def mentions(self, text: str, scope: str) -> list[Entity]:
         """Entities whose name or alias appears in ``text`` as whole words, longest match first."""
         words = [w.casefold() for w in _WORD.findall(text)]
+        keys = [name_key(word) for word in words]  # a span's key is its words' keys, joined
         found: dict[str, Entity] = {}
-        covered: set[int] = set()
+        covered = [False] * len(words)
         for size in range(min(_MAX_NGRAM, len(words)), 0, -1):
             for start in range(len(words) - size + 1):
-                span = set(range(start, start + size))
-                if span & covered:
+                end = start + size
+                if any(covered[start:end]) or len(" ".join(words[start:end])) < _MIN_KEY_CHARS:
                     continue
-                key = " ".join(words[start : start + size])
-                if len(key) < _MIN_KEY_CHARS:
-                    continue
-                entity = self.resolve(key, scope)
+                entity = self._find(" ".join(key for key in keys[start:end] if key), scope)
                 if entity is not None and entity.id not in found:
                     found[entity.id] = entity
-                    covered |= span
+                    covered[start:end] = [True] * size
         return list(found.values())
 
     def __len__(self) -> int:
         return len(self._by_id)
+
+
+class PendingEntities(EntityIndex):
+    """Entities a write batch has created or mentioned, seen over the committed index until the
+    batch commits: a later fact of the batch finds them as it would after a commit."""
+
+    def __init__(self, committed: EntityIndex) -> None:
+        super().__init__()
+        self._committed = committed
+
+    def get(self, entity_id: str) -> Entity | None:
+        return super().get(entity_id) or self._committed.get(entity_id)
+
+    def _find(self, key: str, scope: str) -> Entity | None:
+        # Committed first is exact: the batch creates an entity only where no visible one resolves.
+        found = self._committed._find(key, scope)
+        if found is None:
+            return super()._find(key, scope)
+        return super().get(found.id) or found
+
+    def staged(self) -> list[Entity]:
+        """Every entity the batch created or changed, in its latest state."""
+        return list(self._by_id.values())

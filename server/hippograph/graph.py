@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import kuzu
 
@@ -143,6 +143,23 @@ def _entity_from_row(row: Mapping[str, Any]) -> Entity:
     )
 
 
+# (subject, predicate, scope), subject and predicate casefolded: facts that may conflict share one.
+ConflictKey = tuple[str, str, str]
+# A fact-to-fact edge to write: (source id, target id, time, properties).
+FactLink = tuple[str, str, datetime, Mapping[str, Any]]
+
+
+class Relation(NamedTuple):
+    """A RELATES edge to write: ``src -[predicate]-> dst``, stated by ``fact_id`` (if any) at ``at``."""
+
+    src: str
+    dst: str
+    predicate: str
+    weight: float
+    fact_id: str | None
+    at: datetime
+
+
 def _edge_props(props: Mapping[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in props.items() if not k.startswith("_") and v is not None}
 
@@ -162,6 +179,7 @@ class GraphStore:
                 "this data dir, stop it or point this one at another --data-dir."
             ) from err
         self._conn = kuzu.Connection(self._db)
+        self._types: dict[str, dict[str, str]] = {}  # table -> column -> Kùzu type (see _cast)
         self._migrate()
         # Writes reach the mirror when they commit; inside a transaction they wait here.
         self._pending: list[Callable[[], None]] | None = None
@@ -371,20 +389,52 @@ class GraphStore:
 
     # ------------------------------------------------------------ facts
 
-    def insert_fact(self, fact: Fact) -> None:
-        params = _fact_params(fact)
-        fields = ", ".join(f"{c}: ${c}" for c in _FACT_COLUMNS)
-        self._run(f"CREATE (:Fact {{{fields}}})", params)
-        self._mirrored(lambda: self._mirror.add_fact(fact.id, fact.status.value, params["created_at"]))
-        self._mirrored(lambda: self._remember_fact(fact))
+    def _cast(self, table: str, column: str) -> str:
+        """``CAST(r.column AS type)`` for a row of an UNWIND: Kùzu types a field that is null in
+        every row of a batch as STRING, which it will not store in a TIMESTAMP or a list column."""
+        types = self._types.get(table)
+        if types is None:
+            # table_info takes no parameters; ``table`` is always one of this module's names.
+            rows = self._run(f"CALL table_info('{table}') RETURN *")
+            types = self._types[table] = {row["name"]: row["type"] for row in rows}
+        return f"CAST(r.{column} AS {types[column]})"
+
+    def insert_facts(self, facts: Sequence[Fact]) -> None:
+        """Create new facts, all in one statement."""
+        if not facts:
+            return
+        facts = list(facts)
+        rows = [_fact_params(fact) for fact in facts]
+        fields = ", ".join(f"{c}: {self._cast('Fact', c)}" for c in _FACT_COLUMNS)
+        self._run(f"UNWIND $rows AS r CREATE (:Fact {{{fields}}})", {"rows": rows})
+
+        def apply() -> None:
+            for fact, row in zip(facts, rows, strict=True):
+                self._mirror.add_fact(fact.id, fact.status.value, row["created_at"])
+                self._remember_fact(fact)
+
+        self._mirrored(apply)
 
     def update_fact_state(self, fact: Fact) -> None:
+        self.update_fact_states([fact])
+
+    def update_fact_states(self, facts: Sequence[Fact]) -> None:
         """Write back the lifecycle fields; content and identity never change in place."""
-        params = {k: v for k, v in _fact_params(fact).items() if k in (*_FACT_STATE_COLUMNS, "id")}
-        sets = ", ".join(f"f.{c} = ${c}" for c in _FACT_STATE_COLUMNS)
-        self._run(f"MATCH (f:Fact {{id: $id}}) SET {sets}", params)
-        self._mirrored(lambda: self._mirror.set_status(fact.id, fact.status.value))
-        self._mirrored(lambda: self._remember_fact(fact))
+        if not facts:
+            return
+        facts = list(facts)
+        rows = [
+            {k: v for k, v in _fact_params(f).items() if k in (*_FACT_STATE_COLUMNS, "id")} for f in facts
+        ]
+        sets = ", ".join(f"f.{c} = {self._cast('Fact', c)}" for c in _FACT_STATE_COLUMNS)
+        self._run(f"UNWIND $rows AS r MATCH (f:Fact {{id: r.id}}) SET {sets}", {"rows": rows})
+
+        def apply() -> None:
+            for fact in facts:
+                self._mirror.set_status(fact.id, fact.status.value)
+                self._remember_fact(fact)
+
+        self._mirrored(apply)
 
     def get_facts(self, ids: Sequence[str]) -> dict[str, Fact]:
         if not ids:
@@ -419,101 +469,188 @@ class GraphStore:
     def fact_ids(self) -> set[str]:
         return {row["id"] for row in self._run("MATCH (f:Fact) RETURN f.id AS id")}
 
-    def active_facts_with(self, subject: str, predicate: str, scope: str) -> list[Fact]:
+    def active_facts_with(self, keys: Iterable[ConflictKey]) -> dict[ConflictKey, list[Fact]]:
+        """The active facts of each key. One scan for all the keys: a write batch has dozens."""
+        ids: dict[ConflictKey, list[str]] = {key: [] for key in keys}
+        if not ids:
+            return {}
+        # Only ids from the scan: reading whole rows scattered over the table costs far more.
         rows = self._run(
-            "MATCH (f:Fact) WHERE lower(f.subject) = $subject AND lower(f.predicate) = $predicate "
-            "AND f.scope = $scope AND f.status IN ['staged', 'confirmed'] RETURN f",
-            {"subject": subject.casefold(), "predicate": predicate.casefold(), "scope": scope},
+            "MATCH (f:Fact) WHERE lower(f.subject) IN $subjects AND f.status IN ['staged', 'confirmed'] "
+            "RETURN lower(f.subject) AS subject, lower(f.predicate) AS predicate, f.scope AS scope, "
+            "f.id AS id",
+            {"subjects": sorted({subject for subject, _, _ in ids})},
         )
-        return [_fact_from_row(row["f"]) for row in rows]
+        for row in rows:
+            key = (row["subject"], row["predicate"], row["scope"])
+            if key in ids:
+                ids[key].append(row["id"])
+        facts = self.get_facts([fid for found in ids.values() for fid in found])
+        return {key: [facts[fid] for fid in found if fid in facts] for key, found in ids.items()}
 
-    def last_fact_in_session(self, session_id: str) -> str | None:
+    def last_facts_in_sessions(self, session_ids: Iterable[str]) -> dict[str, str]:
+        """The id of the latest fact of each session that has one."""
+        sids = sorted(set(session_ids))
+        if not sids:
+            return {}
         rows = self._run(
-            "MATCH (f:Fact) WHERE f.session_id = $sid RETURN f.id AS id ORDER BY f.created_at DESC LIMIT 1",
-            {"sid": session_id},
+            "MATCH (f:Fact) WHERE f.session_id IN $sids "
+            "RETURN f.session_id AS sid, f.id AS id, f.created_at AS t",
+            {"sids": sids},
         )
-        return rows[0]["id"] if rows else None
+        latest: dict[str, tuple[datetime, str]] = {}
+        for row in rows:
+            sid = row["sid"]
+            if sid not in latest or row["t"] >= latest[sid][0]:
+                latest[sid] = (row["t"], row["id"])
+        return {sid: fid for sid, (_, fid) in latest.items()}
 
     def tag_fact(self, fact_id: str, tags: Iterable[str]) -> None:
-        tags = list(tags)
-        for tag in tags:
-            self._run(
-                "MERGE (t:Tag {name: $tag}) WITH t MATCH (f:Fact {id: $id}) MERGE (f)-[:HAS_TAG]->(t)",
-                {"tag": tag, "id": fact_id},
-            )
-        self._mirrored(lambda: self._mirror.tag(fact_id, tags))
+        self.tag_facts([(fact_id, tag) for tag in tags])
+
+    def tag_facts(self, tags: Sequence[tuple[str, str]]) -> None:
+        """HAS_TAG edges from (fact id, tag) pairs; tags are created as needed."""
+        if not tags:
+            return
+        pairs = list(tags)
+        self._run("UNWIND $names AS name MERGE (:Tag {name: name})", {"names": sorted({t for _, t in pairs})})
+        self._run(
+            "UNWIND $rows AS r MATCH (f:Fact {id: r.fact}), (t:Tag {name: r.tag}) MERGE (f)-[:HAS_TAG]->(t)",
+            {"rows": [{"fact": fid, "tag": tag} for fid, tag in pairs]},
+        )
+
+        def apply() -> None:
+            for fid, tag in pairs:
+                self._mirror.tag(fid, [tag])
+
+        self._mirrored(apply)
 
     def link_facts(self, edge: str, src: str, dst: str, now: datetime, **props: Any) -> None:
+        self.link_facts_many(edge, [(src, dst, now, props)])
+
+    def link_facts_many(self, edge: str, links: Sequence[FactLink]) -> None:
+        """``edge`` edges from (source id, target id, time, properties) rows."""
         if edge not in _FACT_EDGE_PROPS:
             raise ValueError(f"unknown fact edge {edge!r}")
-        names = _FACT_EDGE_PROPS[edge]
-        values = {name: props.get(name) for name in names}
-        sets = "".join(f", {name}: ${name}" for name in names)
+        if not links:
+            return
+        names = ("created_at", *_FACT_EDGE_PROPS[edge])
+        rows: list[dict[str, Any]] = [
+            {"src": src, "dst": dst, "created_at": _to_db_time(now), **{n: props.get(n) for n in names[1:]}}
+            for src, dst, now, props in links
+        ]
+        fields = ", ".join(f"{n}: {self._cast(edge, n)}" for n in names)
         self._run(
-            f"MATCH (a:Fact {{id: $src}}), (b:Fact {{id: $dst}}) "
-            f"CREATE (a)-[:{edge} {{created_at: $now{sets}}}]->(b)",
-            {"src": src, "dst": dst, "now": _to_db_time(now), **values},
+            f"UNWIND $rows AS r MATCH (a:Fact {{id: r.src}}), (b:Fact {{id: r.dst}}) "
+            f"CREATE (a)-[:{edge} {{{fields}}}]->(b)",
+            {"rows": rows},
         )
-        stored = {"created_at": _to_db_time(now), **{k: v for k, v in values.items() if v is not None}}
-        self._mirrored(lambda: self._mirror.link_facts(edge, src, dst, stored))
+
+        def apply() -> None:
+            for row in rows:
+                stored = {n: row[n] for n in names if row[n] is not None}
+                self._mirror.link_facts(edge, row["src"], row["dst"], stored)
+
+        self._mirrored(apply)
 
     # ------------------------------------------------------------ entities
 
-    def insert_entity(self, entity: Entity) -> None:
-        self._run(
-            "CREATE (:Entity {id: $id, name: $name, name_key: $name_key, type: $type, aliases: $aliases, "
-            "summary: $summary, mention_count: $mention_count, first_seen: $first_seen, "
-            "last_mentioned: $last_mentioned, scope: $scope})",
+    def insert_entities(self, entities: Sequence[Entity]) -> None:
+        """Create new entities, all in one statement."""
+        if not entities:
+            return
+        entities = list(entities)
+        rows = [
             {
-                "id": entity.id,
-                "name": entity.name,
-                "name_key": name_key(entity.name),
-                "type": entity.type,
-                "aliases": list(entity.aliases),
-                "summary": entity.summary,
-                "mention_count": entity.mention_count,
-                "first_seen": _to_db_time(entity.first_seen),
-                "last_mentioned": _to_db_time(entity.last_mentioned),
-                "scope": entity.scope,
-            },
-        )
-        self._mirrored(lambda: self._mirror.add_entity(entity.id, entity.name))
+                "id": e.id,
+                "name": e.name,
+                "name_key": name_key(e.name),
+                "type": e.type,
+                "aliases": list(e.aliases),
+                "summary": e.summary,
+                "mention_count": e.mention_count,
+                "first_seen": _to_db_time(e.first_seen),
+                "last_mentioned": _to_db_time(e.last_mentioned),
+                "scope": e.scope,
+            }
+            for e in entities
+        ]
+        fields = ", ".join(f"{c}: {self._cast('Entity', c)}" for c in _ENTITY_COLUMNS)
+        self._run(f"UNWIND $rows AS r CREATE (:Entity {{{fields}}})", {"rows": rows})
 
-    def touch_entity(self, entity_id: str, now: datetime, new_aliases: Sequence[str] = ()) -> None:
+        def apply() -> None:
+            for entity in entities:
+                self._mirror.add_entity(entity.id, entity.name)
+
+        self._mirrored(apply)
+
+    def touch_entities(self, mentions: Mapping[str, tuple[int, datetime]]) -> None:
+        """Count new mentions: entity id -> (how many, when the last one was)."""
+        if not mentions:
+            return
         self._run(
-            "MATCH (e:Entity {id: $id}) SET e.mention_count = e.mention_count + 1, "
-            "e.last_mentioned = $now, e.aliases = list_distinct(list_concat(e.aliases, $aliases))",
-            {"id": entity_id, "now": _to_db_time(now), "aliases": list(new_aliases)},
+            "UNWIND $rows AS r MATCH (e:Entity {id: r.id}) "
+            "SET e.mention_count = e.mention_count + r.n, e.last_mentioned = r.at",
+            {"rows": [{"id": eid, "n": n, "at": _to_db_time(at)} for eid, (n, at) in mentions.items()]},
         )
 
     def all_entities(self) -> list[Entity]:
         return [_entity_from_row(row["e"]) for row in self._run("MATCH (e:Entity) RETURN e")]
 
     def link_about(self, fact_id: str, entity_id: str, role: str) -> None:
+        self.link_about_many([(fact_id, entity_id, role)])
+
+    def link_about_many(self, links: Sequence[tuple[str, str, str]]) -> None:
+        """ABOUT edges from (fact id, entity id, role) rows (an edge already there is kept, not doubled)."""
+        if not links:
+            return
+        links = list(links)
         self._run(
-            "MATCH (f:Fact {id: $fid}), (e:Entity {id: $eid}) MERGE (f)-[r:ABOUT {role: $role}]->(e)",
-            {"fid": fact_id, "eid": entity_id, "role": role},
+            "UNWIND $rows AS r MATCH (f:Fact {id: r.fact}), (e:Entity {id: r.entity}) "
+            "MERGE (f)-[:ABOUT {role: r.role}]->(e)",
+            {"rows": [{"fact": fid, "entity": eid, "role": role} for fid, eid, role in links]},
         )
-        self._mirrored(lambda: self._mirror.link_about(fact_id, entity_id, role))
+
+        def apply() -> None:
+            for fid, eid, role in links:
+                self._mirror.link_about(fid, eid, role)
+
+        self._mirrored(apply)
 
     def link_entities(
         self, src: str, dst: str, predicate: str, weight: float, fact_id: str | None, now: datetime
     ) -> None:
-        self._run(
-            "MATCH (a:Entity {id: $src}), (b:Entity {id: $dst}) CREATE (a)-[:RELATES {predicate: $predicate, "
-            "weight: $weight, fact_id: $fid, created_at: $now}]->(b)",
+        self.link_entities_many([Relation(src, dst, predicate, weight, fact_id, now)])
+
+    def link_entities_many(self, relations: Sequence[Relation]) -> None:
+        """RELATES edges between entities, all in one statement."""
+        if not relations:
+            return
+        rows: list[dict[str, Any]] = [
             {
-                "src": src,
-                "dst": dst,
-                "predicate": predicate,
-                "weight": weight,
-                "fid": fact_id,
-                "now": _to_db_time(now),
-            },
+                "src": rel.src,
+                "dst": rel.dst,
+                "predicate": rel.predicate,
+                "weight": float(rel.weight),
+                "fact_id": rel.fact_id,
+                "created_at": _to_db_time(rel.at),
+            }
+            for rel in relations
+        ]
+        names = ("predicate", "weight", "fact_id", "created_at")
+        fields = ", ".join(f"{n}: {self._cast('RELATES', n)}" for n in names)
+        self._run(
+            "UNWIND $rows AS r MATCH (a:Entity {id: r.src}), (b:Entity {id: r.dst}) "
+            f"CREATE (a)-[:RELATES {{{fields}}}]->(b)",
+            {"rows": rows},
         )
-        props = {"predicate": predicate, "weight": weight, "fact_id": fact_id, "created_at": _to_db_time(now)}
-        stored = {k: v for k, v in props.items() if v is not None}
-        self._mirrored(lambda: self._mirror.link_entities(src, dst, stored))
+
+        def apply() -> None:
+            for row in rows:
+                stored = {n: row[n] for n in names if row[n] is not None}
+                self._mirror.link_entities(row["src"], row["dst"], stored)
+
+        self._mirrored(apply)
 
     def entity_names_for(self, fact_ids: Sequence[str]) -> dict[str, list[str]]:
         with self._lock:

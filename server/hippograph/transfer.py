@@ -31,7 +31,7 @@ from hippograph import lifecycle as lc
 from hippograph import validation as check
 from hippograph.entity_index import EntityIndex
 from hippograph.errors import InvalidInput
-from hippograph.graph import FACT_EDGES, EdgeRow
+from hippograph.graph import FACT_EDGES, EdgeRow, Relation
 from hippograph.memory import Memory, iso
 from hippograph.models import Entity, Fact, FactKind, FactStatus, Provenance, Source, TtlPolicy, name_key
 
@@ -450,9 +450,9 @@ def import_hippograph(memory: Memory, lines: Iterable[str], progress: Progress |
                 new_edges.append(edge)
 
         now = memory.clock()
-        done = _write_batches(memory, new_entities, graph.insert_entity, progress, 0)
-        done = _write_batches(memory, new_facts, graph.insert_fact, progress, done)
-        _write_batches(memory, new_edges, lambda edge: _create_edge(memory, edge, now), progress, done)
+        done = _write_batches(memory, new_entities, graph.insert_entities, progress, 0)
+        done = _write_batches(memory, new_facts, graph.insert_facts, progress, done)
+        _write_batches(memory, new_edges, lambda batch: _create_edges(memory, batch, now), progress, done)
         # Committed: only now may the in-memory index and the vector index see the new rows.
         for entity in new_entities:
             memory.entities.put(entity)
@@ -479,28 +479,42 @@ def _define(defined: dict[str, str], node: N, where: str) -> N:
     return node
 
 
-def _create_edge(memory: Memory, edge: _Edge, now: datetime) -> None:
-    graph, when, props = memory.graph, edge.created_at or now, edge.props
-    if edge.type == "ABOUT":
-        graph.link_about(edge.src, edge.dst, props["role"])
-    elif edge.type == "RELATES":
-        weight = props.get("weight", 1.0)
-        graph.link_entities(edge.src, edge.dst, props["predicate"], weight, props.get("fact_id"), when)
-    elif edge.type == "HAS_TAG":
-        graph.tag_fact(edge.src, [edge.dst])
-    else:
-        # link_facts CREATEs; the caller has already dropped edges the store holds.
-        graph.link_facts(edge.type, edge.src, edge.dst, when, **props)
+def _create_edges(memory: Memory, edges: Sequence[_Edge], now: datetime) -> None:
+    graph = memory.graph
+    graph.link_about_many([(e.src, e.dst, e.props["role"]) for e in edges if e.type == "ABOUT"])
+    graph.link_entities_many(
+        [
+            Relation(
+                e.src,
+                e.dst,
+                e.props["predicate"],
+                e.props.get("weight", 1.0),
+                e.props.get("fact_id"),
+                e.created_at or now,
+            )
+            for e in edges
+            if e.type == "RELATES"
+        ]
+    )
+    graph.tag_facts([(e.src, e.dst) for e in edges if e.type == "HAS_TAG"])
+    for edge_type in FACT_EDGES:
+        # These CREATE; the caller has already dropped edges the store holds.
+        links = [(e.src, e.dst, e.created_at or now, e.props) for e in edges if e.type == edge_type]
+        graph.link_facts_many(edge_type, links)
 
 
 def _write_batches(
-    memory: Memory, items: Sequence[T], write: Callable[[T], object], progress: Progress | None, done: int
+    memory: Memory,
+    items: Sequence[T],
+    write: Callable[[Sequence[T]], object],
+    progress: Progress | None,
+    done: int,
 ) -> int:
+    """``write`` the items a batch at a time, one graph transaction each; report progress after each."""
     for start in range(0, len(items), BATCH):
         batch = items[start : start + BATCH]
         with memory.graph.transaction():
-            for item in batch:
-                write(item)
+            write(batch)
         done += len(batch)
         if progress is not None:
             progress(done)
@@ -561,19 +575,19 @@ def import_mcp_memory(
                 seen.add(triple)
                 new_relations.append(triple)
 
-        def write_fact(fact: Fact) -> None:
-            graph.insert_fact(fact)
-            for entity_id, role in links[fact.id]:
-                graph.link_about(fact.id, entity_id, role)
-                if role == "subject" and entity_id not in created_ids:
-                    graph.touch_entity(entity_id, now)  # a known entity is mentioned again
+        def write_facts(facts: Sequence[Fact]) -> None:
+            graph.insert_facts(facts)
+            graph.link_about_many([(f.id, eid, role) for f in facts for eid, role in links[f.id]])
+            # A known entity is mentioned again by each fact about it.
+            again = Counter(eid for f in facts for eid, role in links[f.id] if role == "subject")
+            graph.touch_entities({eid: (n, now) for eid, n in again.items() if eid not in created_ids})
 
-        def write_relation(triple: tuple[str, str, str]) -> None:
-            graph.link_entities(*triple, 1.0, None, now)
+        def write_relations(triples: Sequence[tuple[str, str, str]]) -> None:
+            graph.link_entities_many([Relation(*triple, 1.0, None, now) for triple in triples])
 
-        done = _write_batches(memory, created, graph.insert_entity, progress, 0)
-        done = _write_batches(memory, new_facts, write_fact, progress, done)
-        _write_batches(memory, new_relations, write_relation, progress, done)
+        done = _write_batches(memory, created, graph.insert_entities, progress, 0)
+        done = _write_batches(memory, new_facts, write_facts, progress, done)
+        _write_batches(memory, new_relations, write_relations, progress, done)
         for entity in created:
             memory.entities.put(entity)
         for entity in resolved.values():
