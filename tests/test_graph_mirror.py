@@ -110,3 +110,24 @@ def test_doctor_finds_and_drops_a_stale_cached_fact(memory: Memory) -> None:
     assert memory.doctor()["graph_mirror_repaired"] == ["fact cache: 1 stale"]
     fact = memory.graph.get_fact(ids["porto"])
     assert fact is not None and fact.confidence == cached.confidence
+
+
+def test_mirror_matches_the_stored_graph_after_a_batched_write(memory: Memory) -> None:
+    memory.remember_many(
+        [
+            {"content": "Ada leads the billing team", "entities": ["Ada", "Billing"], "tags": ["team"]},
+            {"content": "Ada lives in Oslo", "subject": "Ada", "predicate": "lives_in", "object": "Oslo"},
+            {
+                "content": "Ada moved to Bergen",
+                "subject": "Ada",
+                "predicate": "lives_in",
+                "object": "Bergen",
+                "source": "user_edit",
+                "tags": ["team", "move"],
+            },
+            {"content": "First turn", "session_id": "s9"},
+            {"content": "Second turn", "session_id": "s9"},
+        ]
+    )
+
+    assert memory.graph.check_mirror(repair=False) == []
