@@ -355,8 +355,8 @@ def check_variants(overrides: Mapping[str, Any]) -> None:
 
 def apply_variants(memory: Memory, overrides: Mapping[str, Any]) -> Any:
     """Replace fields of the store's RetrievalPolicy; 'field.key=v' sets one key of a mapping field."""
-    retriever = getattr(memory, "retriever", None)
-    policy = getattr(retriever, "policy", None)
+    retriever: Any = getattr(memory, "retriever", None)
+    policy: Any = getattr(retriever, "policy", None)
     if policy is None or not dataclasses.is_dataclass(policy):
         if overrides:
             raise SystemExit("--variant: memory.retriever.policy is not a RetrievalPolicy in this hippograph")
@@ -368,7 +368,7 @@ def apply_variants(memory: Memory, overrides: Mapping[str, Any]) -> Any:
             changes[top] = {**changes.get(top, getattr(policy, top)), key: value}
         else:
             changes[top] = value
-    retriever.policy = dataclasses.replace(policy, **changes)
+    retriever.policy = dataclasses.replace(retriever.policy, **changes)
     return retriever.policy
 
 

@@ -5,7 +5,6 @@ extras ``matplotlib``, ``psutil`` and ``pyinstrument``; Node.js/npx for one peer
 
     python -m bench.perf                                  # 1k, 10k, 100k facts, peers on
     python -m bench.perf --sizes 1000,10000 --no-peers    # quick look
-    python -m bench.perf --prepare                        # only fill the corpus vector cache
 
 It prints one markdown table (ours, floor, ratio to the floor, growth between sizes,
 targets, peers) and writes ``bench/results/perf.md``, ``perf.json``, ``perf.png`` (p50 and
@@ -25,25 +24,15 @@ of one size does not leak into the next):
    earlier ones (the rest contradict). The store of size N holds the first N facts of one
    stream. Queries are distinct paraphrase-like questions over the same vocabulary (people,
    projects, tools, topics; some with a time phrase such as "in May 2023").
-2. **Build.** The product path is ``Memory.remember`` one fact at a time (plus
-   ``Memory.link`` for CAUSES); there is no bulk-import API. Its facts/s is the "bulk
-   import" figure, set against the embedding model's own batch throughput (1,024 texts in
-   batches of 64, measured in the first worker). A size whose build by ``remember`` would
-   take longer than ``--remember-budget`` (predicted from the previous size) is built by
-   the **direct route** instead, and the output says so: the corpus vectors come from a
-   cache (``--cache-dir``; filled by earlier runs, by ``--prepare``, and by the stores built
-   with ``remember``) or are embedded in batches; each fact goes through the service's own
-   ``Memory._build_fact`` (validation, lifecycle admit) and ``Memory._plan_entities``
-   (explicit names, mentions found by the entity index, new entities); conflicts go through
-   ``lifecycle.resolve_conflict`` (supersede or contradict) as ``remember`` does; NEXT,
-   CAUSES, tags, ABOUT, RELATES and mention counts as ``Memory._store`` writes them. The
-   final rows are then written in bulk in one transaction (Kùzu ``COPY`` from Arrow
-   tables typed from ``table_info``; the Fact/Entity columns of
-   ``GraphStore.insert_fact``/``insert_entity``), and the LanceDB rows
-   (``Memory._fact_row``) with ``VectorStore.add`` in chunks of 10,000. The store is then
-   closed and reopened; the reconcile report must be empty. Every latency figure goes
-   through ``Memory.remember`` / ``search`` / ``recall`` or the MCP tools, whatever the route.
-3. **Warm latency** (store reopened, 5 warm-up queries): ``search(q, limit=10)`` and
+2. **Build**, by the product path: ``Memory.remember_many`` over the corpus in calls of
+   2,000 facts (each call validates, embeds and writes its facts in batches), then
+   ``Memory.link`` for each CAUSES edge of the call. Its facts/s (time in ``remember_many``
+   only) is the "bulk import" figure, set against the embedding model's own batch throughput
+   measured in the same worker (1,024 corpus texts in calls of 64, before and after the
+   build; the mean). The store is then closed and reopened; every latency figure goes through
+   ``Memory.remember`` / ``search`` / ``recall`` or the MCP tools.
+3. **Warm latency** (store reopened, ``Memory.tune_indexes`` run as a server runs it in the
+   background, 5 warm-up queries): ``search(q, limit=10)`` and
    ``recall(q, budget_tokens=1000)``, with graph expansion on and off
    (``retriever.with_policy(graph=False)``); then 300 ``remember`` calls with new facts of
    the same stream (the service path). Accesses are recorded as the tools record them and
@@ -83,8 +72,6 @@ from __future__ import annotations
 import argparse
 import bisect
 import contextlib
-import dataclasses
-import hashlib
 import importlib.metadata
 import io
 import itertools
@@ -109,7 +96,6 @@ import numpy as np
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_OUT = REPO / "bench" / "results"
-CORPUS_VERSION = 1
 DEFAULT_SIZES = (1_000, 10_000, 100_000)
 REMEMBER_SAMPLES = 300
 MCP_REMEMBER_SAMPLES = 200
@@ -117,7 +103,7 @@ PROFILE_REMEMBERS = 20
 MCP_SEARCH_SAMPLES = 50
 COLD_STARTS = 3
 EMBED_BATCH_TEXTS = 1024
-DIRECT_CHUNK = 2_000
+BUILD_CHUNK = 2_000  # facts per remember_many call while building: progress in the log
 START = datetime(2022, 6, 1, 9, 0, tzinfo=UTC)
 SPAN = timedelta(days=3 * 365)
 
@@ -301,6 +287,8 @@ def corpus(n: int, seed: int = 7) -> list[GenFact]:
             roll = rng.random()
             subject = predicate = obj = source = None
             cause = None
+            entities: tuple[str, ...]
+            tags: tuple[str, ...]
             if roll < 0.16:
                 kind = "preference"
                 activity = rng.choice(list(_ACTIVITIES))
@@ -456,14 +444,6 @@ def queries(n: int, seed: int = 7) -> list[Query]:
     return out
 
 
-def corpus_digest(facts: Sequence[GenFact]) -> str:
-    digest = hashlib.sha256()
-    for fact in facts:
-        digest.update(fact.content.encode())
-        digest.update(b"\n")
-    return digest.hexdigest()
-
-
 # ----------------------------------------------------------------- measurement helpers
 
 
@@ -546,64 +526,6 @@ def log(message: str) -> None:
     print(f"[perf {time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
 
 
-def model_sha(models_dir: Path) -> str:
-    marker = models_dir / "all-MiniLM-L6-v2-int8" / "hippograph-model.json"
-    try:
-        return hashlib.sha256(marker.read_bytes()).hexdigest()[:12]
-    except OSError:
-        return "unknown"
-
-
-# ----------------------------------------------------------------- vector cache
-
-
-class VectorCache:
-    """Corpus vectors by prefix, so a 100k build embeds only what no earlier run or size did.
-
-    The cache is checked against the corpus this code generates (a digest of the cached
-    prefix), so a change to the generator never reuses stale vectors.
-    """
-
-    def __init__(self, cache_dir: Path | None, seed: int, model: str, sha: str) -> None:
-        self.seed = seed
-        tag = hashlib.sha256(f"{CORPUS_VERSION}|{seed}|{model}|{sha}".encode()).hexdigest()[:16]
-        self.npy = cache_dir / f"corpus-{tag}.npy" if cache_dir else None
-        self.meta = cache_dir / f"corpus-{tag}.json" if cache_dir else None
-
-    def rows(self) -> int:
-        if not self.meta or not self.npy or not self.npy.exists():
-            return 0
-        try:
-            return int(json.loads(self.meta.read_text())["rows"])
-        except (OSError, ValueError, KeyError):
-            return 0
-
-    def load(self, n: int) -> np.ndarray | None:
-        """Vectors of the first ``min(n, cached)`` facts, or None."""
-        rows = self.rows()
-        if not rows or not self.npy or not self.meta:
-            return None
-        try:
-            meta = json.loads(self.meta.read_text())
-            vectors = np.load(self.npy, mmap_mode="r")
-        except (OSError, ValueError):
-            return None
-        if len(vectors) != rows or corpus_digest(corpus(rows, self.seed)) != meta.get("digest"):
-            log("  vector cache does not match this corpus: ignored")
-            return None
-        return np.array(vectors[: min(n, rows)], dtype=np.float32)
-
-    def save(self, facts: Sequence[GenFact], vectors: np.ndarray) -> None:
-        if not self.npy or not self.meta or len(vectors) <= self.rows():
-            return
-        self.npy.parent.mkdir(parents=True, exist_ok=True)
-        tmp = self.npy.with_name(self.npy.stem + ".partial.npy")
-        np.save(tmp, np.asarray(vectors, dtype=np.float32))
-        os.replace(tmp, self.npy)
-        meta = {"rows": len(vectors), "digest": corpus_digest(facts[: len(vectors)])}
-        self.meta.write_text(json.dumps(meta))
-
-
 # ----------------------------------------------------------------- builds
 
 
@@ -621,265 +543,31 @@ def remember_kwargs(fact: GenFact, when: str) -> dict[str, Any]:
     }
 
 
-def build_by_remember(memory: Any, facts: Sequence[GenFact], times: Sequence[str]) -> dict[str, Any]:
-    """The product path: one remember per fact, link() for CAUSES. Returns timings."""
+def build(memory: Any, facts: Sequence[GenFact], times: Sequence[str]) -> dict[str, Any]:
+    """The product path: remember_many over the corpus, link() for CAUSES. Returns timings."""
     ids: list[str] = []
     remember_s = 0.0
     link_s = 0.0
     started = time.perf_counter()
-    for i, fact in enumerate(facts):
+    for start in range(0, len(facts), BUILD_CHUNK):
+        chunk = facts[start : start + BUILD_CHUNK]
+        items = [{"content": f.content, **remember_kwargs(f, times[start + i])} for i, f in enumerate(chunk)]
         t0 = time.perf_counter()
-        out = memory.remember(fact.content, **remember_kwargs(fact, times[i]))
+        ids += [out.id for out in memory.remember_many(items)]
         t1 = time.perf_counter()
         remember_s += t1 - t0
-        ids.append(out.id)
-        if fact.cause is not None:
-            memory.link(ids[fact.cause], out.id, "causes")
-            link_s += time.perf_counter() - t1
-        if (i + 1) % 2000 == 0:
-            log(f"  remembered {i + 1}/{len(facts)} ({(i + 1) / remember_s:.0f} facts/s)")
+        for i, fact in enumerate(chunk, start):
+            if fact.cause is not None:
+                memory.link(ids[fact.cause], ids[i], "causes")
+        link_s += time.perf_counter() - t1
+        log(f"  remembered {len(ids)}/{len(facts)} ({len(ids) / remember_s:.0f} facts/s)")
     return {
-        "route": "remember",
+        "route": "remember_many",
         "seconds": round(time.perf_counter() - started, 2),
         "remember_seconds": round(remember_s, 2),
         "link_seconds": round(link_s, 2),
         "facts_per_s": round(len(facts) / remember_s, 1) if remember_s else None,
     }
-
-
-_ARROW_OF_KUZU = {
-    "STRING": "string",
-    "DOUBLE": "float64",
-    "INT64": "int64",
-    "BOOLEAN": "bool_",
-    "BOOL": "bool_",
-    "TIMESTAMP": "timestamp",
-    "STRING[]": "string_list",
-}
-
-
-def _copy_table(graph: Any, table: str, rows: list[dict[str, Any]], *, rel: bool = False) -> None:
-    """Kùzu ``COPY table FROM`` an Arrow table typed from ``table_info`` (rels: from, to first)."""
-    import importlib.util  # noqa: F401  (kuzu 0.11's Arrow scan needs importlib.util loaded)
-
-    import pyarrow as pa
-
-    if not rows:
-        return
-    arrow_types = {
-        "string": pa.string(),
-        "float64": pa.float64(),
-        "int64": pa.int64(),
-        "bool_": pa.bool_(),
-        "timestamp": pa.timestamp("us"),
-        "string_list": pa.list_(pa.string()),
-    }
-    info = graph._run(f"CALL table_info('{table}') RETURN *")
-    columns = [("from", pa.string()), ("to", pa.string())] if rel else []
-    columns += [(r["name"], arrow_types[_ARROW_OF_KUZU[r["type"]]]) for r in info]
-    arrow = pa.table({name: pa.array([r.get(name) for r in rows], type=kind) for name, kind in columns})  # noqa: F841
-    with graph._lock:
-        graph._conn.execute(f"COPY {table} FROM arrow")
-
-
-def build_direct(
-    memory: Any, facts: Sequence[GenFact], times: Sequence[str], vectors: np.ndarray
-) -> dict[str, Any]:
-    """Build a store without remember: the service's own fact/entity/conflict logic, batched writes.
-
-    Per fact, as ``Memory._store`` does: ``_build_fact`` (validation, lifecycle admit),
-    ``_plan_entities`` (explicit names, mentions found by the entity index, new entities),
-    conflicts by ``lifecycle.resolve_conflict`` (supersede or contradict), NEXT within a
-    session, tags, RELATES between subject and object, ABOUT edges, mention counts. Then
-    the final rows are written in bulk: nodes with ``UNWIND ... CREATE`` (the columns of
-    ``GraphStore.insert_fact``/``insert_entity``), edges with Kùzu ``COPY`` from Arrow,
-    all in one transaction, and the LanceDB rows (``Memory._fact_row``) with
-    ``VectorStore.add`` in chunks of 10,000.
-    """
-    from hippograph import graph as graph_module
-    from hippograph import lifecycle as lc
-    from hippograph.memory import Memory
-    from hippograph.models import name_key
-
-    graph, policy = memory.graph, memory.policy
-    active: dict[tuple[str, str, str], list[Any]] = {}
-    tails: dict[str, str] = {}
-    ids: list[str] = []
-    final: dict[str, Any] = {}  # fact id -> Fact in its final state
-    entities: dict[str, Any] = {}  # entity id -> Entity in its final state
-    created_ids: list[str] = []
-    edges: dict[str, list[dict[str, Any]]] = {
-        k: [] for k in ("ABOUT", "RELATES", "HAS_TAG", "NEXT", "SUPERSEDES", "CONTRADICTS", "CAUSES")
-    }
-    tags: set[str] = set()
-    about: dict[str, list[str]] = {}
-    started = time.perf_counter()
-    for i, g in enumerate(facts):
-        fact, names = memory._build_fact(
-            g.content, confidence=None, scope=None, evidence=None, ttl=None, **remember_kwargs(g, times[i])
-        )
-        now = fact.created_at
-        db_now = graph_module._to_db_time(now)
-        linked, created = memory._plan_entities(fact, names, now)
-        key = None
-        if fact.subject and fact.predicate:
-            key = (name_key(fact.subject), fact.predicate, fact.scope)
-            keep = []
-            for old in active.get(key, []):
-                outcome = lc.resolve_conflict(fact, old, policy)
-                if outcome is lc.ConflictOutcome.SUPERSEDE:
-                    gone = lc.supersede(final[old.id], now, f"superseded by {fact.id}")
-                    final[old.id] = gone
-                    edges["SUPERSEDES"].append(
-                        {"from": fact.id, "to": old.id, "reason": gone.status_reason, "created_at": db_now}
-                    )
-                    continue
-                if outcome is lc.ConflictOutcome.CONTRADICT:
-                    edges["CONTRADICTS"].append({"from": fact.id, "to": old.id, "created_at": db_now})
-                keep.append(old)
-            active[key] = [*keep, fact]
-        for entity in created:
-            memory.entities.put(entity)
-            entities[entity.id] = entity
-            created_ids.append(entity.id)
-        for role, entity in linked:
-            if entity not in created:
-                current = entities.get(entity.id, entity)
-                touched = dataclasses.replace(
-                    current, mention_count=current.mention_count + 1, last_mentioned=now
-                )
-                memory.entities.put(touched)
-                entities[entity.id] = touched
-            edges["ABOUT"].append({"from": fact.id, "to": entity.id, "role": role})
-        subj = next((e for r, e in linked if r == "subject"), None)
-        obj = next((e for r, e in linked if r == "object"), None)
-        if subj is not None and obj is not None:
-            edges["RELATES"].append(
-                {
-                    "from": subj.id,
-                    "to": obj.id,
-                    "predicate": fact.predicate or "related_to",
-                    "weight": 1.0,
-                    "fact_id": fact.id,
-                    "created_at": db_now,
-                }
-            )
-        for tag in fact.tags:
-            tags.add(tag)
-            edges["HAS_TAG"].append({"from": fact.id, "to": tag})
-        if fact.session_id in tails:
-            edges["NEXT"].append({"from": tails[fact.session_id], "to": fact.id, "created_at": db_now})
-        if fact.session_id is not None:
-            tails[fact.session_id] = fact.id
-        if g.cause is not None:
-            edges["CAUSES"].append({"from": ids[g.cause], "to": fact.id, "weight": 1.0, "created_at": db_now})
-        final[fact.id] = fact
-        ids.append(fact.id)
-        about[fact.id] = [e.id for _, e in linked]
-        if i % 20_000 == 19_999:
-            log(f"  planned {i + 1}/{len(facts)} facts")
-    plan_s = time.perf_counter() - started
-
-    t0 = time.perf_counter()
-    with graph.transaction():
-        entity_rows = [
-            {
-                "id": e.id,
-                "name": e.name,
-                "name_key": name_key(e.name),
-                "type": e.type,
-                "aliases": list(e.aliases),
-                "summary": e.summary,
-                "mention_count": e.mention_count,
-                "first_seen": graph_module._to_db_time(e.first_seen),
-                "last_mentioned": graph_module._to_db_time(e.last_mentioned),
-                "scope": e.scope,
-            }
-            for e in (entities[eid] for eid in created_ids)
-        ]
-        _copy_table(graph, "Entity", entity_rows)
-        _copy_table(graph, "Fact", [graph_module._fact_params(final[fid]) for fid in ids])
-        _copy_table(graph, "Tag", [{"name": t} for t in sorted(tags)])
-        for rel, rows in edges.items():
-            _copy_table(graph, rel, rows, rel=True)
-    graph_s = time.perf_counter() - t0
-    log(f"  graph: {len(ids)} facts, {sum(map(len, edges.values()))} edges written in {graph_s:.1f} s")
-
-    t0 = time.perf_counter()
-    rows = [Memory._fact_row(final[fid], about[fid]) for fid in ids]
-    for s in range(0, len(rows), 10_000):
-        memory.vectors.add("facts", rows[s : s + 10_000], vectors[s : s + 10_000])
-    created_entities = [entities[eid] for eid in created_ids]
-    if created_entities:
-        memory.vectors.add(
-            "entities",
-            [Memory._entity_row(e) for e in created_entities],
-            memory.embedder.embed([Memory._entity_text(e) for e in created_entities]),
-        )
-    vectors_s = time.perf_counter() - t0
-    return {
-        "route": "direct",
-        "seconds": round(time.perf_counter() - started, 2),
-        "plan_seconds": round(plan_s, 2),
-        "graph_seconds": round(graph_s, 2),
-        "vector_seconds": round(vectors_s, 2),
-        "edges": {k: len(v) for k, v in edges.items()},
-        "facts_per_s": round(len(facts) / (time.perf_counter() - started), 1),
-    }
-
-
-def embed_corpus(embedder: Any, facts: Sequence[GenFact], cache: VectorCache) -> tuple[np.ndarray, dict]:
-    """Vectors of ``facts``: the cached prefix, the rest embedded (each distinct text once).
-
-    Progress is saved to the cache every 16k facts, so an interrupted run is not lost.
-    """
-    cached = cache.load(len(facts))
-    have = 0 if cached is None else len(cached)
-    vectors = np.zeros((len(facts), embedder.dim), dtype=np.float32)
-    if have:
-        vectors[:have] = cached
-    t0 = time.perf_counter()
-    todo = len(facts) - have
-    if todo:
-        log(f"  embedding {todo} facts ({have} from the cache)")
-    known: dict[str, np.ndarray] = {}
-    embedded = 0
-    step = 16_384
-    for start in range(have, len(facts), step):
-        chunk = facts[start : start + step]
-        texts = list(dict.fromkeys(f.content for f in chunk if f.content not in known))
-        if texts:
-            known.update(zip(texts, embedder.embed(texts), strict=True))
-            embedded += len(texts)
-        for i, fact in enumerate(chunk, start):
-            vectors[i] = known[fact.content]
-        done = min(start + step, len(facts))
-        cache.save(facts, vectors[:done])
-        if todo > step:
-            rate = embedded / (time.perf_counter() - t0)
-            log(f"  embedded {done - have}/{todo} ({rate:.0f} texts/s), cached {done}")
-    seconds = time.perf_counter() - t0
-    return vectors, {
-        "from_cache": have,
-        "embedded": embedded,
-        "embed_seconds": round(seconds, 2),
-        "texts_per_s": round(embedded / seconds, 1) if embedded and seconds else None,
-    }
-
-
-def harvest_vectors(memory: Any, facts: Sequence[GenFact], cache: VectorCache) -> None:
-    """Fill the vector cache from a store built by remember (what its model computed)."""
-    if len(facts) <= cache.rows():
-        return
-    try:
-        data = memory.vectors._tables["facts"].search().select(["text", "vector"]).limit(None).to_arrow()
-        matrix = fixed_list_matrix(data.column("vector"))
-        row = {text: i for i, text in enumerate(data.column("text").to_pylist())}
-        vectors = matrix[[row[f.content] for f in facts]]
-    except Exception as err:  # a cache is an optimisation: never fail the run for it
-        log(f"  vector cache not filled ({type(err).__name__}: {err})")
-        return
-    cache.save(facts, vectors)
 
 
 # ----------------------------------------------------------------- the worker (one size)
@@ -998,13 +686,15 @@ def stage_timer(memory: Any) -> Iterator[dict[str, list[float]]]:
         (graph, "get_facts", "graph.get_facts"),
         (graph, "entity_names_for", "graph.entity_names_for"),
         (graph, "active_facts_with", "graph.active_facts_with (conflicts)"),
-        (graph, "last_fact_in_session", "graph.last_fact_in_session"),
-        (graph, "insert_fact", "graph.insert_fact"),
-        (graph, "tag_fact", "graph.tag_fact"),
-        (graph, "link_about", "graph.link_about"),
-        (graph, "touch_entity", "graph.touch_entity"),
-        (graph, "link_facts", "graph.link_facts"),
-        (graph, "link_entities", "graph.link_entities"),
+        (graph, "last_facts_in_sessions", "graph.last_facts_in_sessions"),
+        (graph, "insert_facts", "graph.insert_facts"),
+        (graph, "insert_entities", "graph.insert_entities"),
+        (graph, "touch_entities", "graph.touch_entities"),
+        (graph, "link_about_many", "graph.link_about_many"),
+        (graph, "link_entities_many", "graph.link_entities_many"),
+        (graph, "tag_facts", "graph.tag_facts"),
+        (graph, "link_facts_many", "graph.link_facts_many"),
+        (graph, "update_fact_states", "graph.update_fact_states"),
         (memory.accesses, "append", "accesses.append"),
     ):
         if hasattr(owner, attr):
@@ -1093,7 +783,6 @@ def worker(args: argparse.Namespace) -> dict[str, Any]:
     prof_facts, prof_times = extra[cut1:cut2], times[size + cut1 : size + cut2]
     mcp_facts, mcp_times = extra[cut2:], times[size + cut2 :]
     qs = queries(args.queries, args.seed)
-    cache = VectorCache(args.cache_dir, args.seed, DEFAULT_MODEL, model_sha(args.models_dir))
     result["corpus"] = {
         "facts": size,
         "sessions": len({f.session_id for f in facts}),
@@ -1103,35 +792,26 @@ def worker(args: argparse.Namespace) -> dict[str, Any]:
         "distinct_entities": len({e for f in facts for e in f.entities}),
         "mean_chars": round(statistics.fmean(len(f.content) for f in facts), 1),
     }
-    if args.embed_floor:
-        result["embed_batch"] = embed_batch_throughput(embedder, stream)
-        log(f"  embedding model batch throughput: {result['embed_batch']['texts_per_s']} texts/s")
+    before = embed_batch_throughput(embedder, stream)
+    log(f"  embedding model batch throughput: {before['texts_per_s']} texts/s")
 
     # 1. build
     memory = open_memory(data_dir, args.models_dir, embedder)
-    log(f"size {size}: building by {args.build}")
+    log(f"size {size}: building by remember_many")
     try:
-        if args.build == "remember":
-            result["build"] = build_by_remember(memory, facts, times)
-            harvest_vectors(memory, facts, cache)
-        else:
-            vectors, embed_info = embed_corpus(embedder, facts, cache)
-            result["build"] = build_direct(memory, facts, times, vectors) | embed_info
-            del vectors
+        result["build"] = build(memory, facts, times)
     finally:
         memory.close()
     log(f"  built in {result['build']['seconds']} s ({result['build'].get('facts_per_s')} facts/s)")
-    if args.embed_floor:
-        # Again after the build: the machine's load moves, and the bulk ratio needs both sides alike.
-        after = embed_batch_throughput(embedder, stream)
-        before = result["embed_batch"]
-        result["embed_batch"] = {
-            **before,
-            "texts_per_s_before_build": before["texts_per_s"],
-            "texts_per_s_after_build": after["texts_per_s"],
-            "texts_per_s": round((before["texts_per_s"] + after["texts_per_s"]) / 2, 1),
-        }
-        log(f"  embedding model batch throughput after the build: {after['texts_per_s']} texts/s")
+    # Again after the build: the machine's load moves, and the bulk ratio needs both sides alike.
+    after = embed_batch_throughput(embedder, stream)
+    result["embed_batch"] = {
+        **before,
+        "texts_per_s_before_build": before["texts_per_s"],
+        "texts_per_s_after_build": after["texts_per_s"],
+        "texts_per_s": round((before["texts_per_s"] + after["texts_per_s"]) / 2, 1),
+    }
+    log(f"  embedding model batch throughput after the build: {after['texts_per_s']} texts/s")
 
     # 2. reopen, as a restarted server would see it
     open_profile = None
@@ -1150,6 +830,10 @@ def worker(args: argparse.Namespace) -> dict[str, Any]:
         result["stats"] = {
             k: v for k, v in memory.stats().items() if k not in ("by_scope", "last_maintenance", "disk_bytes")
         }
+        # What a running server does in the background (the ANN index above 20k facts), before timing.
+        t0 = time.perf_counter()
+        memory.tune_indexes()
+        result["tune_indexes_s"] = round(time.perf_counter() - t0, 2)
         for q in qs[:5]:
             memory.search(q.text, limit=10)
             memory.recall(q.text, budget_tokens=1000)
@@ -1469,7 +1153,7 @@ EXTRA_ROWS: list[tuple[str, str, str, str | None, bool]] = [
     ("peak RSS, bench worker incl. corpus and floor (MB)", "worker_peak_rss_mb", "MB", None, False),
     ("disk bytes per fact (du, data dir)", "disk_bytes_per_fact", "B", "disk_bytes_per_fact", False),
     ("  of which LanceDB bytes per fact", "disk_vectors_per_fact", "B", None, False),
-    ("build throughput, facts/s (route: remember = product path)", "build_facts_per_s", "/s", None, False),
+    ("bulk import (build by remember_many), facts/s", "build_facts_per_s", "/s", None, False),
 ]
 
 
@@ -1527,22 +1211,21 @@ def table_markdown(results: list[dict[str, Any]], peers: dict[str, Any] | None) 
                 met_cell = "yes" if ok else f"**no** ({values[-1] / limit:.1f}x)"
                 verdicts.append({"metric": label, "value": values[-1], "target": limit, "met": ok})
         cells = [fmt(v, unit) for v in values]
-        if path == "build_facts_per_s":
-            cells = [f"{c} ({get(r, 'build.route')})" for c, r in zip(cells, flat, strict=True)]
         lines.append(md_row(label, *cells, *early_cells, growth_cell, target_cell, met_cell))
-    embed_tput = next((get(r, "embed_batch.texts_per_s") for r in results if get(r, "embed_batch")), None)
-    if embed_tput:
-        label = "floor: embedding model alone, batches of 64 (texts/s, mean of before/after the 1k build)"
-        lines.append(md_row(label, fmt(embed_tput), *blank, "", ""))
-    rates = [(r["size"], get(r, "build.facts_per_s")) for r in results if get(r, "build.route") == "remember"]
-    if embed_tput and rates:
-        at, rate = rates[-1]
-        share = rate / embed_tput
+    embed_rates = [get(r, "embed_batch.texts_per_s") for r in results]
+    growth_blanks = [""] * len(growth_heads)
+    if any(embed_rates):
+        label = "floor: embedding model alone, calls of 64 texts (texts/s, mean of before/after the build)"
+        lines.append(md_row(label, *(fmt(v) if v else "–" for v in embed_rates), *growth_blanks, "", ""))
+    # Both sides from the same worker, so the machine's load weighs on them alike.
+    shares = [ratio(get(r, "build.facts_per_s"), rate) for r, rate in zip(results, embed_rates, strict=True)]
+    measured = [(size, share) for size, share in zip(sizes, shares, strict=True) if share is not None]
+    if measured:
+        at, share = measured[-1]
         ok = share >= BULK_TARGET
-        cells = [f"{share:.0%}" if s == at else "" for s in sizes]
         verdict = "yes" if ok else f"**no** ({share:.0%})"
-        label = "ratio: bulk import (sequential remember) / model batch throughput"
-        growth_blanks = [""] * len(growth_heads)
+        label = "ratio: bulk import (remember_many facts/s) / model batch throughput"
+        cells = [f"{v:.0%}" if v is not None else "–" for v in shares]
         lines.append(md_row(label, *cells, *growth_blanks, f">= {BULK_TARGET:.0%}", verdict))
         verdicts.append(
             {
@@ -1638,19 +1321,12 @@ def notes_for(results: list[dict[str, Any]], peers: dict[str, Any] | None, meta:
     for r in results:
         b = r.get("build", {})
         label = size_label(r["size"])
-        if b.get("route") == "remember":
+        if b:
             notes.append(
-                f"{label}: built by sequential `Memory.remember` ({b.get('facts_per_s')} facts/s, "
-                f"{b.get('remember_seconds')} s in remember, {b.get('link_seconds')} s in link)."
-            )
-        else:
-            notes.append(
-                f"{label}: built by the **direct route** (the service's fact/entity/conflict logic per fact, "
-                f"rows written in bulk with Kùzu COPY and VectorStore.add), not by remember, which would not "
-                f"fit the time budget. Vectors: "
-                f"{b.get('from_cache')} from the cache, {b.get('embedded')} embedded now "
-                f"({b.get('texts_per_s') or '–'} texts/s); graph writes {b.get('graph_seconds')} s, "
-                f"LanceDB writes {b.get('vector_seconds')} s."
+                f"{label}: built by `Memory.remember_many` ({b.get('facts_per_s')} facts/s, "
+                f"{b.get('remember_seconds')} s in remember_many, {b.get('link_seconds')} s in link); "
+                f"model alone {get(r, 'embed_batch.texts_per_s_before_build')} texts/s before the build, "
+                f"{get(r, 'embed_batch.texts_per_s_after_build')} after."
             )
         st = r.get("stats", {})
         if st:
@@ -1687,14 +1363,6 @@ def notes_for(results: list[dict[str, Any]], peers: dict[str, Any] | None, meta:
             )
         if get(r, "mcp.error"):
             notes.append(f"{label}: MCP phase failed: {get(r, 'mcp.error')}")
-    embed = next((get(r, "embed_batch.texts_per_s") for r in results if get(r, "embed_batch")), None)
-    rates = [get(r, "build.facts_per_s") for r in results if get(r, "build.route") == "remember"]
-    if embed and rates and rates[-1] / embed < BULK_TARGET:
-        notes.append(
-            f"Bulk import: there is no batched import path; sequential remember reaches {rates[-1]} facts/s, "
-            f"{rates[-1] / embed:.0%} of the model's own batch throughput ({embed} texts/s): a batched "
-            "import (embed in batches of 64, one graph transaction per batch) is missing."
-        )
     for name, peer in (peers or {}).items():
         if peer.get("skipped"):
             notes.append(f"Peer {name} not run: {peer['skipped']}")
@@ -1722,9 +1390,7 @@ def notes_for(results: list[dict[str, Any]], peers: dict[str, Any] | None, meta:
     return notes
 
 
-def run_worker(
-    size: int, build: str, args: argparse.Namespace, profile: Path | None, first: bool, timeout: float
-) -> dict[str, Any]:
+def run_worker(size: int, args: argparse.Namespace, profile: Path | None, timeout: float) -> dict[str, Any]:
     result_path = args.work_dir / f"result-{size}.json"
     cmd = [
         sys.executable,
@@ -1732,8 +1398,6 @@ def run_worker(
         "bench.perf",
         "--worker",
         str(size),
-        "--build",
-        build,
         "--work-dir",
         str(args.work_dir),
         "--models-dir",
@@ -1747,12 +1411,8 @@ def run_worker(
         "--phase-seconds",
         str(args.phase_seconds),
     ]
-    if args.cache_dir:
-        cmd += ["--cache-dir", str(args.cache_dir)]
     if profile:
         cmd += ["--profile-out", str(profile)]
-    if first:
-        cmd.append("--embed-floor")
     if not args.mcp:
         cmd.append("--no-mcp")
     if args.keep:
@@ -1812,35 +1472,18 @@ def main_run(args: argparse.Namespace) -> int:
     }
     log(f"sizes {args.sizes}, {args.queries} queries, work dir {args.work_dir}, load {meta['load_start']}")
     results: list[dict[str, Any]] = []
-    remember_rate: float | None = None
     largest = max(args.sizes)
     profile_path = args.out / "perf_profile.txt" if args.profile else None
     try:
-        for i, size in enumerate(sorted(args.sizes)):
-            build = args.build
-            if build == "auto":
-                if size <= 2_000:
-                    build = "remember"
-                elif remember_rate is None:
-                    build = "direct"
-                else:
-                    predicted = size / remember_rate * 1.25
-                    build = "remember" if predicted <= args.remember_budget else "direct"
-                    log(
-                        f"size {size}: remember would take ~{predicted:.0f} s "
-                        f"(budget {args.remember_budget:.0f} s)"
-                        f" -> {build}"
-                    )
+        for size in sorted(args.sizes):
             elapsed = time.perf_counter() - started
-            # Generous: the budget steers the build route; a killed worker would lose the whole size.
+            # Generous: a killed worker would lose the whole size.
             timeout = max(900.0, args.budget * 3 - elapsed)
-            r = run_worker(size, build, args, profile_path if size == largest else None, i == 0, timeout)
+            r = run_worker(size, args, profile_path if size == largest else None, timeout)
             if "error" in r:
                 log(r["error"])
             else:
                 results.append(r)
-                if get(r, "build.route") == "remember":
-                    remember_rate = get(r, "build.facts_per_s")
         peers = None
         if args.peers:
             from bench import perf_peers
@@ -1925,18 +1568,6 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         default=True,
         help="cold start and tool calls over stdio",
     )
-    parser.add_argument(
-        "--build",
-        choices=["auto", "remember", "direct"],
-        default="auto",
-        help="how stores are built (auto: remember while it fits --remember-budget)",
-    )
-    parser.add_argument(
-        "--remember-budget",
-        type=float,
-        default=300.0,
-        help="most seconds a build by remember may take before auto picks direct (300)",
-    )
     parser.add_argument("--budget", type=float, default=1200.0, help="the run's time budget in s (1200)")
     parser.add_argument("--peer-time", type=float, default=300.0, help="least seconds given to the peers")
     parser.add_argument(
@@ -1950,13 +1581,6 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         "--models-dir", type=Path, default=Path(tempfile.gettempdir()) / "hippograph-bench" / "models"
     )
     parser.add_argument(
-        "--cache-dir",
-        type=Path,
-        default=Path(tempfile.gettempdir()) / "hippograph-bench" / "perf-vectors",
-        help="corpus vector cache (speeds the direct route up on later runs)",
-    )
-    parser.add_argument("--no-cache", dest="cache_dir", action="store_const", const=None)
-    parser.add_argument(
         "--peer-venv",
         type=Path,
         default=Path(tempfile.gettempdir()) / "peer-venv",
@@ -1964,31 +1588,15 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     )
     parser.add_argument("--work-dir", type=Path, default=None, help="where stores go (default: a temp dir)")
     parser.add_argument("--keep", action="store_true", help="keep the stores")
-    parser.add_argument(
-        "--prepare",
-        action="store_true",
-        help="only fill the corpus vector cache for the largest size (what the direct route reuses)",
-    )
     # worker-only flags
     parser.add_argument("--worker", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--result", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--profile-out", type=Path, help=argparse.SUPPRESS)
-    parser.add_argument("--embed-floor", action="store_true", help=argparse.SUPPRESS)
     return parser.parse_args(argv)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
-    if args.prepare:
-        from hippograph.config import DEFAULT_MODEL
-        from hippograph.embed import FastEmbedder, assemble_default_model
-
-        assemble_default_model(args.models_dir)
-        embedder = FastEmbedder(DEFAULT_MODEL, args.models_dir)
-        cache = VectorCache(args.cache_dir, args.seed, DEFAULT_MODEL, model_sha(args.models_dir))
-        _, info = embed_corpus(embedder, corpus(max(args.sizes), args.seed), cache)
-        log(f"vector cache ready: {info}")
-        return 0
     if args.worker is not None:
         args.profile = args.profile_out
         result = worker(args)

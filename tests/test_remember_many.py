@@ -247,3 +247,25 @@ def test_each_batch_is_embedded_in_one_call(
         assert fact_calls == [4, 4, 2]
     finally:
         mem.close()
+
+
+def test_a_failed_batch_writes_nothing_of_itself_and_says_how_far_it_got(
+    memory: Memory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(memory_module, "_WRITE_BATCH", 2)
+    # The last two facts get one id: the second batch fails inside its graph transaction.
+    ids = iter(["f_00000000000000a1", "f_00000000000000a2", "f_00000000000000a3", "f_00000000000000a3"])
+    make_id = memory_module.new_id
+    monkeypatch.setattr(
+        memory_module, "new_id", lambda prefix: next(ids) if prefix == "f" else make_id(prefix)
+    )
+
+    with pytest.raises(RuntimeError, match="primary key") as raised:
+        memory.remember_many(
+            [{"content": f"Fact {i} about Oslo", "entities": [f"Desk {i}"]} for i in range(4)]
+        )
+
+    assert "the first 2 items were stored" in " ".join(raised.value.__notes__)
+    assert memory.graph.counts()["facts"] == memory.vectors.count("facts") == 2
+    assert memory.entities.resolve("Desk 2", "global") is None
+    assert memory.graph.check_mirror(repair=False) == []

@@ -13,7 +13,7 @@ import logging
 import re
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -227,7 +227,10 @@ class GraphStore:
                 yield
             except BaseException:
                 self._pending = None
-                self._conn.execute("ROLLBACK")
+                # A statement that failed (e.g. a full buffer pool) has rolled it back already;
+                # "no active transaction" must not hide that failure.
+                with suppress(RuntimeError):
+                    self._conn.execute("ROLLBACK")
                 raise
             pending, self._pending = self._pending, None
             self._conn.execute("COMMIT")
@@ -399,6 +402,33 @@ class GraphStore:
             types = self._types[table] = {row["name"]: row["type"] for row in rows}
         return f"CAST(r.{column} AS {types[column]})"
 
+    def _for_each(
+        self,
+        rows: list[dict[str, Any]],
+        ends: Sequence[tuple[str, str, str]],
+        table: str,
+        columns: Sequence[str],
+        clause: str,
+    ) -> None:
+        """Run ``clause`` once per row, with each row's ``columns`` of ``table`` bound as ``v_<column>``.
+
+        ``ends`` are the nodes to find first, as (pattern, key property, row field): ``("a:Fact",
+        "id", "src")`` matches ``(a:Fact {id: <row's src>})``. Each is matched in a MATCH of its
+        own, by a plain variable: kuzu 0.11.3 plans a node keyed by a field of the UNWIND row, or
+        two nodes in one MATCH, as a cross product with every node of the table (256 edges took
+        10 s at 100k facts, or exhausted the buffer pool).
+        """
+        fields = [*(field for _, _, field in ends), *columns]
+        values = [f"r.{field} AS v_{field}" for _, _, field in ends]
+        values += [f"{self._cast(table, column)} AS v_{column}" for column in columns]
+        query = f"UNWIND $rows AS r WITH {', '.join(values)}"
+        for i, (pattern, key, field) in enumerate(ends):
+            if i:
+                found = [end.split(":")[0] for end, _, _ in ends[:i]]
+                query += f" WITH {', '.join([*found, *(f'v_{f}' for f in fields[i:])])}"
+            query += f" MATCH ({pattern} {{{key}: v_{field}}})"
+        self._run(f"{query} {clause}", {"rows": rows})
+
     def insert_facts(self, facts: Sequence[Fact]) -> None:
         """Create new facts, all in one statement."""
         if not facts:
@@ -426,8 +456,8 @@ class GraphStore:
         rows = [
             {k: v for k, v in _fact_params(f).items() if k in (*_FACT_STATE_COLUMNS, "id")} for f in facts
         ]
-        sets = ", ".join(f"f.{c} = {self._cast('Fact', c)}" for c in _FACT_STATE_COLUMNS)
-        self._run(f"UNWIND $rows AS r MATCH (f:Fact {{id: r.id}}) SET {sets}", {"rows": rows})
+        sets = ", ".join(f"f.{c} = v_{c}" for c in _FACT_STATE_COLUMNS)
+        self._for_each(rows, [("f:Fact", "id", "id")], "Fact", _FACT_STATE_COLUMNS, f"SET {sets}")
 
         def apply() -> None:
             for fact in facts:
@@ -509,14 +539,17 @@ class GraphStore:
         self.tag_facts([(fact_id, tag) for tag in tags])
 
     def tag_facts(self, tags: Sequence[tuple[str, str]]) -> None:
-        """HAS_TAG edges from (fact id, tag) pairs; tags are created as needed."""
+        """HAS_TAG edges from (fact id, tag) pairs the store does not hold yet; tags are created as needed."""
         if not tags:
             return
-        pairs = list(tags)
+        pairs = list(dict.fromkeys(tags))  # one edge per pair, however often it is asked for
         self._run("UNWIND $names AS name MERGE (:Tag {name: name})", {"names": sorted({t for _, t in pairs})})
-        self._run(
-            "UNWIND $rows AS r MATCH (f:Fact {id: r.fact}), (t:Tag {name: r.tag}) MERGE (f)-[:HAS_TAG]->(t)",
-            {"rows": [{"fact": fid, "tag": tag} for fid, tag in pairs]},
+        self._for_each(
+            [{"fact": fid, "tag": tag} for fid, tag in pairs],
+            [("f:Fact", "id", "fact"), ("t:Tag", "name", "tag")],
+            "HAS_TAG",
+            (),
+            "CREATE (f)-[:HAS_TAG]->(t)",
         )
 
         def apply() -> None:
@@ -539,12 +572,9 @@ class GraphStore:
             {"src": src, "dst": dst, "created_at": _to_db_time(now), **{n: props.get(n) for n in names[1:]}}
             for src, dst, now, props in links
         ]
-        fields = ", ".join(f"{n}: {self._cast(edge, n)}" for n in names)
-        self._run(
-            f"UNWIND $rows AS r MATCH (a:Fact {{id: r.src}}), (b:Fact {{id: r.dst}}) "
-            f"CREATE (a)-[:{edge} {{{fields}}}]->(b)",
-            {"rows": rows},
-        )
+        fields = ", ".join(f"{n}: v_{n}" for n in names)
+        ends = [("a:Fact", "id", "src"), ("b:Fact", "id", "dst")]
+        self._for_each(rows, ends, edge, names, f"CREATE (a)-[:{edge} {{{fields}}}]->(b)")
 
         def apply() -> None:
             for row in rows:
@@ -588,27 +618,45 @@ class GraphStore:
         """Count new mentions: entity id -> (how many, when the last one was)."""
         if not mentions:
             return
-        self._run(
-            "UNWIND $rows AS r MATCH (e:Entity {id: r.id}) "
-            "SET e.mention_count = e.mention_count + r.n, e.last_mentioned = r.at",
-            {"rows": [{"id": eid, "n": n, "at": _to_db_time(at)} for eid, (n, at) in mentions.items()]},
+        self._for_each(
+            [
+                {"id": eid, "mention_count": n, "last_mentioned": _to_db_time(at)}
+                for eid, (n, at) in mentions.items()
+            ],
+            [("e:Entity", "id", "id")],
+            "Entity",
+            ("mention_count", "last_mentioned"),
+            "SET e.mention_count = e.mention_count + v_mention_count, e.last_mentioned = v_last_mentioned",
         )
 
     def all_entities(self) -> list[Entity]:
         return [_entity_from_row(row["e"]) for row in self._run("MATCH (e:Entity) RETURN e")]
 
     def link_about(self, fact_id: str, entity_id: str, role: str) -> None:
-        self.link_about_many([(fact_id, entity_id, role)])
+        """An ABOUT edge, unless the fact has this one already."""
+        held = self._run(
+            "MATCH (:Fact {id: $fid})-[r:ABOUT {role: $role}]->(:Entity {id: $eid}) RETURN count(r) AS n",
+            {"fid": fact_id, "eid": entity_id, "role": role},
+        )
+        if not held[0]["n"]:
+            self.link_about_many([(fact_id, entity_id, role)])
 
     def link_about_many(self, links: Sequence[tuple[str, str, str]]) -> None:
-        """ABOUT edges from (fact id, entity id, role) rows (an edge already there is kept, not doubled)."""
+        """ABOUT edges from (fact id, entity id, role) rows the store does not hold yet.
+
+        CREATE, not MERGE: kuzu 0.11.3 cannot MERGE on nodes found through the variables
+        _for_each binds ("Cannot evaluate expression with type VARIABLE"), and a MERGE would
+        scan a hub entity's edges. Callers write edges of new facts, or drop those stored.
+        """
         if not links:
             return
-        links = list(links)
-        self._run(
-            "UNWIND $rows AS r MATCH (f:Fact {id: r.fact}), (e:Entity {id: r.entity}) "
-            "MERGE (f)-[:ABOUT {role: r.role}]->(e)",
-            {"rows": [{"fact": fid, "entity": eid, "role": role} for fid, eid, role in links]},
+        links = list(dict.fromkeys(links))  # one edge per row, however often it is asked for
+        self._for_each(
+            [{"fact": fid, "entity": eid, "role": role} for fid, eid, role in links],
+            [("f:Fact", "id", "fact"), ("e:Entity", "id", "entity")],
+            "ABOUT",
+            ("role",),
+            "CREATE (f)-[:ABOUT {role: v_role}]->(e)",
         )
 
         def apply() -> None:
@@ -638,12 +686,9 @@ class GraphStore:
             for rel in relations
         ]
         names = ("predicate", "weight", "fact_id", "created_at")
-        fields = ", ".join(f"{n}: {self._cast('RELATES', n)}" for n in names)
-        self._run(
-            "UNWIND $rows AS r MATCH (a:Entity {id: r.src}), (b:Entity {id: r.dst}) "
-            f"CREATE (a)-[:RELATES {{{fields}}}]->(b)",
-            {"rows": rows},
-        )
+        fields = ", ".join(f"{n}: v_{n}" for n in names)
+        ends = [("a:Entity", "id", "src"), ("b:Entity", "id", "dst")]
+        self._for_each(rows, ends, "RELATES", names, f"CREATE (a)-[:RELATES {{{fields}}}]->(b)")
 
         def apply() -> None:
             for row in rows:
