@@ -673,7 +673,7 @@ def stage_timer(memory: Any) -> Iterator[dict[str, list[float]]]:
         (memory.embedder, "embed", "embedder.embed"),
         (vectors, "vector_search", "vectors.vector_search"),
         (vectors, "text_search", "vectors.text_search"),
-        (vectors, "filter_ids", "vectors.filter_ids (graph: allowed ids)"),
+        (retriever, "_visible", "retriever._visible (graph: allowed ids)"),
         (vectors, "add", "vectors.add"),
         (vectors, "set_status", "vectors.set_status"),
         (retriever, "anchors", "retriever.anchors"),

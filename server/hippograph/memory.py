@@ -58,7 +58,7 @@ from hippograph.models import (
 )
 from hippograph.query_intent import parse_event_time, parse_time_bound, plan
 from hippograph.retrieval import Candidate, Retriever
-from hippograph.vectors import Filter, VectorStore
+from hippograph.vectors import Filter, VectorStore, fact_row
 
 log = logging.getLogger(__name__)
 
@@ -541,7 +541,7 @@ class Memory:
             if p.fact.session_id is not None:
                 self._session_tail[p.fact.session_id] = (p.fact.id, p.fact.content)
         rows = [
-            self._fact_row(batch.states.get(p.fact.id, p.fact), [e.id for _, e in p.linked], p.text)
+            fact_row(batch.states.get(p.fact.id, p.fact), [e.id for _, e in p.linked], p.text)
             for p in planned
         ]
         self.vectors.add("facts", rows, vectors)
@@ -1052,10 +1052,7 @@ class Memory:
                 ]
                 self.vectors.add(
                     "facts",
-                    [
-                        self._fact_row(f, about.get(f.id, []), text)
-                        for f, text in zip(batch, texts, strict=True)
-                    ],
+                    [fact_row(f, about.get(f.id, []), text) for f, text in zip(batch, texts, strict=True)],
                     self.embedder.embed(texts),
                 )
             self.vectors.delete("facts", orphans)
@@ -1109,22 +1106,6 @@ class Memory:
         }
 
     # ------------------------------------------------------------ shaping
-
-    @staticmethod
-    def _fact_row(fact: Fact, entity_ids: Sequence[str], text: str | None = None) -> dict[str, Any]:
-        return {
-            "id": fact.id,
-            "text": text or fact.content,
-            "kind": fact.kind.value,
-            "status": fact.status.value,
-            "scope": fact.scope,
-            "session_id": fact.session_id,
-            "tags": list(fact.tags),
-            "entity_ids": list(entity_ids),
-            "created_at": fact.created_at,
-            "event_time": fact.event_time,
-            "time": fact.event_time or fact.created_at,
-        }
 
     @staticmethod
     def _entity_text(entity: Entity) -> str:

@@ -17,7 +17,6 @@ from __future__ import annotations
 import logging
 import math
 from collections.abc import Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -27,7 +26,7 @@ from hippograph.entity_index import EntityIndex
 from hippograph.graph import FACT_EDGES, EdgeRow, GraphStore
 from hippograph.models import Entity
 from hippograph.query_intent import Intent, QueryPlan
-from hippograph.vectors import Filter, Hit, VectorStore
+from hippograph.vectors import Filter, Hit, VectorStore, fact_row
 
 log = logging.getLogger(__name__)
 
@@ -135,10 +134,9 @@ class Retriever:
         self._vectors = vectors
         self._entities = entities
         self.policy = policy or RetrievalPolicy()
-        self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="retrieve")
 
     def close(self) -> None:
-        self._pool.shutdown(wait=True)
+        """Nothing to release (kept for callers that close what they open)."""
 
     def with_policy(self, **overrides: Any) -> None:
         self.policy = replace(self.policy, **overrides)
@@ -172,15 +170,16 @@ class Retriever:
         p = self.policy
         notes: list[str] = []
         k = max(limit * p.fanout, p.min_candidates)
-        # The channels are independent LanceDB queries that release the GIL: run them side by side.
-        by_vector = self._pool.submit(self._vectors.vector_search, "facts", vector, k, where)
-        by_text = self._pool.submit(self._vectors.text_search, "facts", query, k, where)
+        # One after the other: run side by side in threads they were slower on two cores
+        # (graph off, 100k facts: p50 37 ms against 29 ms), as LanceDB has threads of its own.
+        by_vector = self._vectors.vector_search("facts", vector, k, where)
+        by_text = self._vectors.text_search("facts", query, k, where)
         anchors = self.anchors(query, vector, where.scopes or ()) if p.entity_channel or p.graph else []
         ranked: dict[str, list[Hit]] = {}
         if p.entity_channel and anchors:
             restricted = replace(where, entity_ids_any=[e.id for e, _, _ in anchors])
             ranked["entity"] = self._vectors.vector_search("facts", vector, k, restricted)
-        ranked = {"vector": by_vector.result(), "fts": by_text.result(), **ranked}
+        ranked = {"vector": by_vector, "fts": by_text, **ranked}
         weights = dict(p.channel_weights)
         for channel, boost in p.intent_channel_boost.get(plan.intent, {}).items():
             weights[channel] = weights.get(channel, 1.0) * boost
@@ -219,8 +218,7 @@ class Retriever:
         reached = list(activation)
         if not reached:
             return
-        # Only facts the caller may see: the graph knows nothing of scopes and filters.
-        allowed = {hit.id for hit in self._vectors.filter_ids("facts", replace(where, ids=reached))}
+        allowed = self._visible(reached, where)
         order = sorted((fid for fid in reached if fid in allowed), key=lambda f: -activation[f].value)
         weight = weights.get("graph", 1.0)
         for rank, fid in enumerate(order, 1):
@@ -235,6 +233,19 @@ class Retriever:
                 "from": act.from_id,
                 **({"via_entity": act.via_entity} if act.via_entity else {}),
             }
+
+    def _visible(self, fact_ids: Sequence[str], where: Filter) -> set[str]:
+        """The facts the caller may see: the graph knows nothing of scopes and filters.
+
+        Judged on the graph's rows (cached in memory) as the vector index would judge them: a
+        LanceDB query for the same answer cost ~9 ms at 100k facts.
+        """
+        facts = self._graph.get_facts(fact_ids)
+        about: dict[str, list[str]] = {}
+        if where.entity_ids_any is not None:
+            for edge in self._graph.about_edges(list(facts)):
+                about.setdefault(edge.src, []).append(edge.dst)
+        return {fid for fid, fact in facts.items() if where.matches(fact_row(fact, about.get(fid, [])))}
 
     def _specificity(self, entity_id: str, total_facts: int) -> float:
         """IDF of an entity over the facts: 1 for one mention in a large store, ~0 for a hub."""
