@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import hashlib
+import subprocess
+import sys
 from pathlib import Path
 
 import kuzu
+import pytest
 
 from hippograph.config import Settings
 from hippograph.embed import FastEmbedder
@@ -64,3 +67,49 @@ def test_stats_command_reports_counts(tmp_path: Path, models_dir: Path, embedder
     assert result.returncode == 0, result.stderr
     assert '"facts": 1' in result.stdout
     assert '"entities": 1' in result.stdout
+
+
+_CRASH_AFTER_GRAPH_COMMIT = """
+import os, sys
+from pathlib import Path
+from hippograph.config import Settings
+from hippograph.memory import Memory
+
+mem = Memory.open(Settings(data_dir=Path(sys.argv[1]), models_dir=Path(sys.argv[2])))
+out = mem.remember("The staging database password rotates every Friday at noon.")
+# As if the process died between the graph's commit and the vector index's write.
+mem.vectors.delete("facts", [out.id])
+print(out.id, flush=True)
+os._exit(0)
+"""
+
+
+def test_a_clean_close_skips_reconcile_and_a_crash_does_not(
+    settings: Settings, embedder: FastEmbedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    mem = Memory.open(settings, embedder=embedder)
+    mem.remember("Maya prefers tea to coffee.")
+    mem.close()
+    reconciles: list[object] = []
+    real = Memory.reconcile
+    monkeypatch.setattr(Memory, "reconcile", lambda self: reconciles.append(self) or real(self))
+
+    Memory.open(settings, embedder=embedder).close()
+    assert reconciles == []  # both stores closed cleanly at the same versions: nothing to check
+
+    crashed = subprocess.run(
+        [sys.executable, "-c", _CRASH_AFTER_GRAPH_COMMIT, str(settings.data_dir), str(settings.models_dir)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    )
+    lost_id = crashed.stdout.split()[0]
+
+    mem = Memory.open(settings, embedder=embedder)
+    try:
+        assert len(reconciles) == 1
+        hits = mem.search("when does the staging password rotate", limit=3).results
+        assert [h.id for h in hits][:1] == [lost_id]
+    finally:
+        mem.close()

@@ -305,24 +305,24 @@ class GraphStore:
     def _load_mirror(self) -> GraphMirror:
         mirror = GraphMirror()
         facts = self._columns("MATCH (f:Fact) RETURN f.id AS id, f.status AS status, f.created_at AS t")
-        for fid, status, created in zip(facts["id"], facts["status"], facts["t"], strict=True):
-            mirror.add_fact(fid, status, created)
+        mirror.load_facts(facts["id"], facts["status"], facts["t"])
         entities = self._columns("MATCH (e:Entity) RETURN e.id AS id, e.name AS name")
-        for eid, name in zip(entities["id"], entities["name"], strict=True):
-            mirror.add_entity(eid, name)
+        mirror.load_entities(entities["id"], entities["name"])
         for edge_type, names in _FACT_EDGE_PROPS.items():
-            props = "".join(f", r.{n} AS {n}" for n in ("created_at", *names))
+            fields = ("created_at", *names)
+            props = "".join(f", r.{n} AS {n}" for n in fields)
             cols = self._columns(
                 f"MATCH (a:Fact)-[r:{edge_type}]->(b:Fact) RETURN a.id AS src, b.id AS dst{props}"
             )
-            for i, (src, dst) in enumerate(zip(cols["src"], cols["dst"], strict=True)):
-                values = {n: cols[n][i] for n in ("created_at", *names) if cols[n][i] is not None}
-                mirror.link_facts(edge_type, src, dst, values)
+            values = [
+                {n: v for n, v in zip(fields, row, strict=True) if v is not None}
+                for row in zip(*(cols[n] for n in fields), strict=True)
+            ]
+            mirror.load_fact_edges(edge_type, cols["src"], cols["dst"], values)
         about = self._columns(
             "MATCH (f:Fact)-[r:ABOUT]->(e:Entity) RETURN f.id AS f, e.id AS e, r.role AS role"
         )
-        for fid, eid, role in zip(about["f"], about["e"], about["role"], strict=True):
-            mirror.link_about(fid, eid, role)
+        mirror.load_about(about["f"], about["e"], about["role"])
         rel = self._columns(
             "MATCH (a:Entity)-[r:RELATES]->(b:Entity) RETURN a.id AS src, b.id AS dst, "
             "r.predicate AS predicate, r.weight AS weight, r.fact_id AS fact_id, r.created_at AS created_at"
@@ -331,8 +331,7 @@ class GraphStore:
         for i, (src, dst) in enumerate(zip(rel["src"], rel["dst"], strict=True)):
             mirror.link_entities(src, dst, {k: rel[k][i] for k in keys if rel[k][i] is not None})
         tags = self._columns("MATCH (f:Fact)-[:HAS_TAG]->(t:Tag) RETURN f.id AS f, t.name AS tag")
-        for fid, tag in zip(tags["f"], tags["tag"], strict=True):
-            mirror.tag(fid, [tag])
+        mirror.load_tags(tags["f"], tags["tag"])
         return mirror
 
     def _table_names(self, conn: kuzu.Connection) -> set[str]:

@@ -16,14 +16,16 @@ import bisect
 import heapq
 import itertools
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 
-@dataclass(frozen=True)
-class EdgeRow:
-    """A typed edge as stored (fact-fact, ABOUT, RELATES, HAS_TAG): for explain, export, the walk."""
+class EdgeRow(NamedTuple):
+    """A typed edge as stored (fact-fact, ABOUT, RELATES, HAS_TAG): for explain, export, the walk.
+
+    A tuple, not a dataclass: the mirror holds ~2 per fact, and a frozen dataclass took 3x as
+    long to build (a 100k-fact store opens ~1 s sooner).
+    """
 
     type: str
     src: str
@@ -44,6 +46,58 @@ class GraphMirror:
         self._neighbours: dict[str, dict[str, float]] = {}  # entity -> related entity -> max weight
         self._tags: dict[str, list[str]] = {}  # fact -> tags
         self._tagged: dict[str, list[str]] = {}  # tag -> facts
+
+    # ------------------------------------------------------------ loading (whole tables)
+
+    def load_facts(self, ids: Sequence[str], statuses: Sequence[str], created: Sequence[datetime]) -> None:
+        self._status.update(zip(ids, statuses, strict=True))
+        self._created.update(zip(ids, created, strict=True))
+
+    def load_entities(self, ids: Sequence[str], names: Sequence[str]) -> None:
+        self._names.update(zip(ids, names, strict=True))
+
+    def load_fact_edges(
+        self, edge_type: str, srcs: Sequence[str], dsts: Sequence[str], props: Sequence[Mapping[str, Any]]
+    ) -> None:
+        """Edges read from the store (both ends exist), in one pass: ``link_facts`` per row is ~3x slower."""
+        out, into = self._out, self._in
+        for src, dst, values in zip(srcs, dsts, props, strict=True):
+            edge = EdgeRow(edge_type, src, dst, values)
+            if src in out:
+                out[src].append(edge)
+            else:
+                out[src] = [edge]
+            if dst in into:
+                into[dst].append(edge)
+            else:
+                into[dst] = [edge]
+
+    def load_about(self, fact_ids: Sequence[str], entity_ids: Sequence[str], roles: Sequence[str]) -> None:
+        """ABOUT edges read from the store, as ``link_about`` per row would leave them, with one
+        sort per entity instead of an insort per edge (the bulk of opening a large store)."""
+        about, touched = self._about, set()
+        for fid, eid, role in zip(fact_ids, entity_ids, roles, strict=True):
+            if fid not in self._status or eid not in self._names:
+                continue
+            links = about.setdefault(fid, [])
+            if (eid, role) in links:
+                continue
+            if all(e != eid for e, _ in links):
+                self._facts_of.setdefault(eid, []).append(fid)
+                touched.add(eid)
+            links.append((eid, role))
+        for eid in touched:
+            self._facts_of[eid].sort(key=self._age)
+
+    def load_tags(self, fact_ids: Sequence[str], tags: Sequence[str]) -> None:
+        have, tagged = self._tags, self._tagged
+        for fid, tag in zip(fact_ids, tags, strict=True):
+            if fid not in self._status:
+                continue
+            mine = have.setdefault(fid, [])
+            if tag not in mine:
+                mine.append(tag)
+                tagged.setdefault(tag, []).append(fid)
 
     # ------------------------------------------------------------ writes (after commit)
 

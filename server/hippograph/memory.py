@@ -16,6 +16,7 @@ import os
 import threading
 import uuid
 from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -67,6 +68,10 @@ ACTIVE = (FactStatus.STAGED.value, FactStatus.CONFIRMED.value)
 ALL_STATUSES = tuple(s.value for s in FactStatus)
 _CONTEXT_CHARS = 400
 _APPLIED_SEQ = "access_applied_seq"
+# Written at a clean close: the LanceDB table versions that agree with the graph. At open,
+# equal versions mean nothing can differ and the full reconcile (~2 s at 100k facts) is
+# skipped; the marker is cleared at once, so after a crash the next open reconciles.
+_VECTORS_IN_SYNC = "vectors_in_sync_with"
 # How many fused candidates per requested result get lifecycle-scored (see search).
 _POOL_PER_RESULT = 3
 _MIN_POOL = 30
@@ -207,25 +212,36 @@ class Memory:
         self.accesses = AccessLog(settings.data_dir / "access.log", int(graph.get_meta(_APPLIED_SEQ) or 0))
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
+        self._closed = False
 
     @classmethod
     def open(cls, settings: Settings, *, embedder: Embedder | None = None, clock: Clock = utcnow) -> Memory:
         """Open (creating on first start) the stores in ``settings.data_dir``."""
         data_dir = settings.data_dir
         _check_writable(data_dir)
+        # The model (imports ~2.5 s, mostly fastembed's) loads while the graph opens: the graph's
+        # mirror is built by Kùzu and Arrow code that releases the GIL much of the time.
+        loading: Future[FastEmbedder] | None = None
+        if embedder is None:
+            pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="model-load")
+            loading = pool.submit(FastEmbedder, settings.embedding_model, settings.model_cache_dir)
+            pool.shutdown(wait=False)  # the thread ends when the model is loaded
         graph = GraphStore(
             data_dir / "graph.kuzu",
             max_db_size=settings.kuzu_max_db_size,
             buffer_pool_bytes=settings.kuzu_buffer_pool_bytes,
         )
         try:
-            embedder = embedder or FastEmbedder(settings.embedding_model, settings.model_cache_dir)
+            embedder = loading.result() if loading is not None else embedder
+            assert embedder is not None
             vectors = VectorStore(data_dir / "vectors", dim=embedder.dim, model=embedder.name)
             memory = cls(settings, graph, vectors, embedder, clock=clock)
             memory.apply_accesses()
-            report = memory.reconcile()
-            if report.added or report.removed or report.restatused:
-                log.warning("reconciled the vector index with the graph: %s", report)
+            if vectors.rebuilt or graph.get_meta(_VECTORS_IN_SYNC) != vectors.versions():
+                report = memory.reconcile()
+                if report.added or report.removed or report.restatused:
+                    log.warning("reconciled the vector index with the graph: %s", report)
+            graph.set_meta(_VECTORS_IN_SYNC, "")
         except BaseException:
             graph.close()
             raise
@@ -263,6 +279,10 @@ class Memory:
         self._threads.append(thread)
 
     def close(self) -> None:
+        """Stop the background jobs and close both stores (again: nothing)."""
+        if self._closed:
+            return
+        self._closed = True
         self._stop.set()
         for thread in self._threads:
             thread.join(timeout=30)
@@ -270,6 +290,7 @@ class Memory:
         with self._write_lock:
             self.apply_accesses()
             self.vectors.optimize(closing=True)
+            self.graph.set_meta(_VECTORS_IN_SYNC, self.vectors.versions())
             self.graph.close()
 
     # ------------------------------------------------------------ remember / correct

@@ -336,5 +336,9 @@ class VectorStore:
         rows = query.select(["id", "_score"]).to_list()
         return [Hit(r["id"], float(r["_score"]), i) for i, r in enumerate(rows, 1)]
 
+    def versions(self) -> str:
+        """The tables' current versions, e.g. ``facts:12 entities:4`` (any write changes them)."""
+        return " ".join(f"{name}:{table.version}" for name, table in self._tables.items())
+
     def count(self, table: str) -> int:
         return int(self._tables[table].count_rows())
