@@ -75,6 +75,28 @@ def test_mirror_survives_a_reopen_unchanged(memory: Memory) -> None:
         reopened.close()
 
 
+def test_conflict_lookup_follows_status_changes_and_reopening(memory: Memory) -> None:
+    ids = _workload(memory)
+    key = ("maya", "lives_in", "global")
+
+    # Lisbon was superseded by Porto, the guess was forgotten: Porto alone is active.
+    assert [f.id for f in memory.graph.active_facts_with([key])[key]] == [ids["porto"]]
+    later = memory.remember(
+        "MAYA now lives in Faro", subject="MAYA", predicate="LIVES_IN", object="Faro", source="user_edit"
+    )
+    assert later.superseded == [ids["porto"]]
+    assert [f.id for f in memory.graph.active_facts_with([key])[key]] == [later.id]
+
+    settings, embedder = memory.settings, memory.embedder
+    memory.close()
+    reopened = Memory.open(settings, embedder=embedder)
+    try:
+        assert [f.id for f in reopened.graph.active_facts_with([key])[key]] == [later.id]
+        assert reopened.graph.check_mirror(repair=False) == []
+    finally:
+        reopened.close()
+
+
 def test_a_rolled_back_write_never_reaches_the_mirror(memory: Memory) -> None:
     kept = memory.remember("Kept fact about Ada", entities=["Ada"]).id
     before = memory.graph._mirror.snapshot()
@@ -97,7 +119,10 @@ def test_doctor_finds_and_repairs_a_drifted_mirror(memory: Memory) -> None:
 
     report = memory.doctor()
 
-    assert report["graph_mirror_repaired"] == ["graph mirror facts: 1 extra, 1 missing"]
+    assert report["graph_mirror_repaired"] == [
+        "graph mirror facts: 1 extra, 1 missing",
+        "graph mirror active_claims: 0 extra, 1 missing",
+    ]
     assert memory.graph.check_mirror(repair=False) == []
 
 

@@ -33,6 +33,18 @@ class EdgeRow(NamedTuple):
     props: Mapping[str, Any]
 
 
+ClaimKey = tuple[str, str, str]  # (subject casefolded, predicate casefolded, scope)
+
+_ACTIVE = frozenset(("staged", "confirmed"))
+
+
+def claim_key(subject: str | None, predicate: str | None, scope: str) -> ClaimKey | None:
+    """The conflict rule's key for a fact, or None when it states no subject-predicate claim."""
+    if not subject or not predicate:
+        return None
+    return subject.casefold(), predicate.casefold(), scope
+
+
 class GraphMirror:
     def __init__(self) -> None:
         self._status: dict[str, str] = {}
@@ -46,12 +58,29 @@ class GraphMirror:
         self._neighbours: dict[str, dict[str, float]] = {}  # entity -> related entity -> max weight
         self._tags: dict[str, list[str]] = {}  # fact -> tags
         self._tagged: dict[str, list[str]] = {}  # tag -> facts
+        # The conflict rule's lookup (a write checks the active facts of its subject and
+        # predicate): a Kùzu scan of Fact by lower(subject) cost ~200 ms per remember at 100k.
+        self._claim_of: dict[str, ClaimKey] = {}  # fact -> its key, whatever its status
+        self._claims: dict[ClaimKey, set[str]] = {}  # key -> its active facts
 
     # ------------------------------------------------------------ loading (whole tables)
 
-    def load_facts(self, ids: Sequence[str], statuses: Sequence[str], created: Sequence[datetime]) -> None:
+    def load_facts(
+        self,
+        ids: Sequence[str],
+        statuses: Sequence[str],
+        created: Sequence[datetime],
+        claims: Sequence[ClaimKey | None],
+    ) -> None:
+        """``claims``: each fact's ``claim_key``."""
         self._status.update(zip(ids, statuses, strict=True))
         self._created.update(zip(ids, created, strict=True))
+        claim_of, active = self._claim_of, self._claims
+        for fid, status, key in zip(ids, statuses, claims, strict=True):
+            if key is not None:
+                claim_of[fid] = key
+                if status in _ACTIVE:
+                    active.setdefault(key, set()).add(fid)
 
     def load_entities(self, ids: Sequence[str], names: Sequence[str]) -> None:
         self._names.update(zip(ids, names, strict=True))
@@ -101,13 +130,27 @@ class GraphMirror:
 
     # ------------------------------------------------------------ writes (after commit)
 
-    def add_fact(self, fact_id: str, status: str, created_at: datetime) -> None:
+    def add_fact(self, fact_id: str, status: str, created_at: datetime, claim: ClaimKey | None) -> None:
         self._status[fact_id] = status
         self._created[fact_id] = created_at
+        if claim is not None:
+            self._claim_of[fact_id] = claim
+            if status in _ACTIVE:
+                self._claims.setdefault(claim, set()).add(fact_id)
 
     def set_status(self, fact_id: str, status: str) -> None:
-        if fact_id in self._status:
-            self._status[fact_id] = status
+        if fact_id not in self._status:
+            return
+        self._status[fact_id] = status
+        key = self._claim_of.get(fact_id)
+        if key is None:
+            return
+        if status in _ACTIVE:
+            self._claims.setdefault(key, set()).add(fact_id)
+        elif key in self._claims:
+            self._claims[key].discard(fact_id)
+            if not self._claims[key]:
+                del self._claims[key]
 
     def add_entity(self, entity_id: str, name: str) -> None:
         self._names[entity_id] = name
@@ -168,6 +211,13 @@ class GraphMirror:
 
     def statuses(self) -> dict[str, str]:
         return dict(self._status)
+
+    def has_about(self, fact_id: str, entity_id: str, role: str) -> bool:
+        return (entity_id, role) in self._about.get(fact_id, ())
+
+    def active_claims(self, key: ClaimKey) -> list[str]:
+        """The active facts with this ``claim_key``, oldest first."""
+        return sorted(self._claims.get(key, ()), key=self._age)
 
     def fact_edges(self, fact_ids: Sequence[str], edge_types: Sequence[str]) -> list[EdgeRow]:
         wanted = set(edge_types)
@@ -246,6 +296,8 @@ class GraphMirror:
             "neighbours": {(a, b, w) for a, known in self._neighbours.items() for b, w in known.items()},
             "tags": {(fid, tag) for fid, tags in self._tags.items() for tag in tags},
             "tagged": {(fid, tag) for tag, fids in self._tagged.items() for fid in fids},
+            "claims": set(self._claim_of.items()),
+            "active_claims": {(key, fid) for key, fids in self._claims.items() for fid in fids},
         }
 
     def sizes(self) -> dict[str, int]:
