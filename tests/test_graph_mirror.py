@@ -113,6 +113,23 @@ def test_a_rolled_back_write_never_reaches_the_mirror(memory: Memory) -> None:
     assert memory.graph.fact_edges([kept], FACT_EDGES) == []
 
 
+def test_a_rolled_back_write_of_several_keyed_rows_leaves_nothing(memory: Memory) -> None:
+    # A few rows are written one keyed statement each (graph._for_each): all-or-nothing still.
+    kept = memory.remember("Kept fact about Ada", entities=["Ada"]).id
+    other = memory.remember("Another fact about Ada", entities=["Ada"]).id
+    ada = memory.entities.resolve("Ada", "global")
+    assert ada is not None
+    before = memory.graph._mirror.snapshot()
+
+    with pytest.raises(RuntimeError), memory.graph.transaction():
+        memory.graph.tag_facts([(kept, "one"), (kept, "two"), (other, "one")])
+        memory.graph.link_about_many([(kept, ada.id, "mention"), (other, ada.id, "mention")])
+        raise RuntimeError("the write fails half way")
+
+    assert memory.graph._mirror.snapshot() == before
+    assert memory.graph.check_mirror(repair=False) == []
+
+
 def test_doctor_finds_and_repairs_a_drifted_mirror(memory: Memory) -> None:
     ids = _workload(memory)
     memory.graph._mirror.set_status(ids["porto"], "retracted")  # simulate drift

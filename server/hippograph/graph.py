@@ -145,6 +145,8 @@ def _entity_from_row(row: Mapping[str, Any]) -> Entity:
 
 # (subject, predicate, scope), subject and predicate casefolded: facts that may conflict share one.
 ConflictKey = tuple[str, str, str]
+# Up to this many rows, _for_each runs a keyed statement per row instead of one UNWIND.
+_KEYED_ROWS = 16
 # A fact-to-fact edge to write: (source id, target id, time, properties).
 FactLink = tuple[str, str, datetime, Mapping[str, Any]]
 
@@ -429,6 +431,27 @@ class GraphStore:
         two nodes in one MATCH, as a cross product with every node of the table (256 edges took
         10 s at 100k facts, or exhausted the buffer pool).
         """
+        with self._lock:
+            if len(rows) == 1 or (self._pending is not None and len(rows) <= _KEYED_ROWS):
+                # A few rows (the single-fact path): ends keyed by parameters are primary-key
+                # lookups (~0.3 ms); found through the UNWIND row, each end costs a scan of its
+                # table (~10 ms at 100k facts). One statement per row, so only inside a
+                # transaction (or for one row), which keeps the rows all-or-nothing.
+                matches = " ".join(
+                    f"MATCH ({pattern} {{{key}: $end{i}}})" for i, (pattern, key, _) in enumerate(ends)
+                )
+                found = [pattern.split(":")[0] for pattern, _, _ in ends]
+                values = [*found, *(f"{self._cast(table, column)} AS v_{column}" for column in columns)]
+                if columns:
+                    query = f"{matches} UNWIND $rows AS r WITH {', '.join(values)} {clause}"
+                else:
+                    query = f"{matches} {clause}"
+                for row in rows:
+                    params: dict[str, Any] = {f"end{i}": row[field] for i, (_, _, field) in enumerate(ends)}
+                    if columns:
+                        params["rows"] = [{c: row[c] for c in columns}]
+                    self._run(query, params)
+                return
         fields = [*(field for _, _, field in ends), *columns]
         values = [f"r.{field} AS v_{field}" for _, _, field in ends]
         values += [f"{self._cast(table, column)} AS v_{column}" for column in columns]
