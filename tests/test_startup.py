@@ -113,3 +113,28 @@ def test_a_clean_close_skips_reconcile_and_a_crash_does_not(
         assert [h.id for h in hits][:1] == [lost_id]
     finally:
         mem.close()
+
+
+def test_a_failed_vector_write_is_repaired_at_the_next_open_even_after_a_clean_close(
+    settings: Settings, embedder: FastEmbedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    mem = Memory.open(settings, embedder=embedder)
+    table = mem.vectors._tables["facts"]
+
+    def disk_full(*args: object, **kwargs: object) -> None:
+        raise OSError("No space left on device")
+
+    monkeypatch.setattr(table, "add", disk_full)
+    with pytest.raises(OSError):
+        mem.remember("The boiler service is booked for the second Monday of March.")
+    monkeypatch.undo()
+    mem.close()
+
+    mem = Memory.open(settings, embedder=embedder)
+    try:
+        hits = mem.search("when is the boiler serviced", limit=3).results
+        assert [h.content for h in hits][:1] == [
+            "The boiler service is booked for the second Monday of March."
+        ]
+    finally:
+        mem.close()

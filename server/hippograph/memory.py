@@ -290,7 +290,8 @@ class Memory:
         with self._write_lock:
             self.apply_accesses()
             self.vectors.optimize(closing=True)
-            self.graph.set_meta(_VECTORS_IN_SYNC, self.vectors.versions())
+            if not self.vectors.write_failed:
+                self.graph.set_meta(_VECTORS_IN_SYNC, self.vectors.versions())
             self.graph.close()
 
     # ------------------------------------------------------------ remember / correct

@@ -12,7 +12,8 @@ import json
 import logging
 import re
 import threading
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -193,6 +194,9 @@ class VectorStore:
         self._db = lancedb.connect(str(path))
         self._dim = dim
         self._lock = threading.Lock()
+        # Set when a write raised: the graph may hold what this index lacks, so the next open
+        # must reconcile even after a clean close (Memory.close then records no versions).
+        self.write_failed = False
         self._pending_fragments = 0
         self.rebuilt: set[str] = set()
         self._tables = {name: self._open(name, model) for name in _TABLES}
@@ -224,6 +228,16 @@ class VectorStore:
 
     # ------------------------------------------------------------ writes
 
+    @contextmanager
+    def _writing(self) -> Iterator[None]:
+        """Hold the write lock; a write that fails marks the index as possibly behind the graph."""
+        with self._lock:
+            try:
+                yield
+            except BaseException:
+                self.write_failed = True
+                raise
+
     def add(self, table: str, rows: Sequence[Mapping[str, Any]], vectors: np.ndarray) -> None:
         if not rows:
             return
@@ -235,7 +249,7 @@ class VectorStore:
                 if isinstance(record.get(key), datetime):
                     record[key] = record[key].astimezone(UTC)
             records.append(record)
-        with self._lock:
+        with self._writing():
             self._tables[table].add(records)
             if table == "entities" and self._matrix is not None:
                 more = [str(r["id"]) for r in rows], [str(r["scope"]) for r in rows]
@@ -252,7 +266,7 @@ class VectorStore:
     def update(self, table: str, ids: Sequence[str], values: Mapping[str, Any]) -> None:
         if not ids:
             return
-        with self._lock:
+        with self._writing():
             self._tables[table].update(where=f"id IN {id_list(ids)}", values=dict(values))
             if table == "entities":
                 self._matrix, self._matrix_loaded = None, False  # read again on next use
@@ -260,7 +274,7 @@ class VectorStore:
     def delete(self, table: str, ids: Sequence[str]) -> None:
         if not ids:
             return
-        with self._lock:
+        with self._writing():
             self._tables[table].delete(f"id IN {id_list(ids)}")
             if table == "entities" and self._matrix is not None:
                 self._matrix = self._matrix.without(set(ids))
