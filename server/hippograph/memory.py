@@ -1168,7 +1168,7 @@ def _believed_at(fact: Fact, moment: datetime) -> bool:
 
 def _why(reasons: dict[str, Any]) -> str:
     parts = []
-    for channel in ("vector", "fts", "entity", "graph"):
+    for channel in ("vector", "fts", "prf", "entity", "graph", "neighbour"):
         detail = reasons.get(channel)
         if not detail:
             continue
@@ -1177,6 +1177,8 @@ def _why(reasons: dict[str, Any]) -> str:
             parts.append(f"graph {detail['hops']} hop(s) over {detail['edge']}{via}")
         elif channel == "entity":
             parts.append(f"about {detail.get('via', 'a named entity')}")
+        elif channel == "neighbour":
+            parts.append("next to a match in its conversation")
         else:
             parts.append(f"{channel} #{detail['rank']}")
     return ", ".join(parts) or "matched"

@@ -25,7 +25,7 @@ import numpy as np
 from hippograph.entity_index import EntityIndex
 from hippograph.graph import FACT_EDGES, EdgeRow, GraphStore
 from hippograph.models import Entity
-from hippograph.query_intent import Intent, QueryPlan
+from hippograph.query_intent import Intent, QueryPlan, content_words
 from hippograph.vectors import Filter, Hit, VectorStore, fact_row
 
 log = logging.getLogger(__name__)
@@ -88,6 +88,26 @@ class RetrievalPolicy:
     # Facts inside a time phrase of the query ("in May 2023") rank higher; outside, lower.
     time_match_boost: float = 1.3
     time_miss_factor: float = 0.7
+    # A turn is indexed with the turn before it, so a match often stands for its predecessor
+    # (the question it answers, or the statement it reacts to); less often the answer is the
+    # reply after it. Each of the ``neighbour_top`` best candidates passes these shares of its
+    # fused score to its NEXT predecessor / successor (in-memory edges, well under 1 ms).
+    # LoCoMo dev search R@10 / NDCG@10 / cat1 R@10, 2 conversations: off 0.772 / 0.540 / 0.346,
+    # prev 0.3 0.774 / 0.561 / 0.366, next 0.3 0.750 / 0.480 / 0.321, prev 0.3 + next 0.1
+    # 0.783 / 0.565 / 0.370; full dev set: off 0.734 / 0.525 / 0.392, prev 0.3 + next 0.1
+    # 0.763 / 0.552 / 0.424.
+    prev_share: float = 0.3
+    next_share: float = 0.1
+    neighbour_top: int = 10
+    # Pseudo-relevance feedback (off): words shared by at least two of the ``prf_docs`` best
+    # fused candidates, not in the query, extend the keyword query, run again as channel "prf".
+    # Full dev set with neighbour sharing: 4 terms 0.758 / 0.550 / 0.424 against 0.763 / 0.552 /
+    # 0.424 without, for one more FTS query (~+10 ms p50).
+    prf_terms: int = 0
+    prf_docs: int = 5
+    # Candidates found by both the vector and the keyword channel gain this factor (off: 0.3
+    # cost 2 conversations 0.772 / 0.540 -> 0.744 / 0.521).
+    agreement_bonus: float = 0.0
 
 
 @dataclass
@@ -184,6 +204,15 @@ class Retriever:
         for channel, boost in p.intent_channel_boost.get(plan.intent, {}).items():
             weights[channel] = weights.get(channel, 1.0) * boost
         fused = fuse(ranked, weights, p.rrf_k, p.score_power)
+        if p.prf_terms > 0:
+            extra = self._feedback_terms(query, fused)
+            if extra:
+                ranked["prf"] = self._vectors.text_search("facts", f"{query} {' '.join(extra)}", k, where)
+                fused = fuse(ranked, weights, p.rrf_k, p.score_power)
+        if p.agreement_bonus:
+            for candidate in fused.values():
+                if "vector" in candidate.channels and "fts" in candidate.channels:
+                    candidate.fused *= 1 + p.agreement_bonus
         if "entity" in ranked:
             names = ", ".join(e.name for e, _, _ in anchors)
             for hit in ranked["entity"]:
@@ -195,7 +224,36 @@ class Retriever:
             except Exception as err:  # the graph is an enhancement: never fail the caller for it
                 log.exception("graph expansion failed")
                 notes.append(f"graph expansion failed ({type(err).__name__}); results are from search alone")
+        if p.next_share or p.prev_share:
+            self._share_with_neighbours(fused)
         return sorted(fused.values(), key=lambda c: (-c.fused, c.id)), notes
+
+    def _feedback_terms(self, query: str, fused: Mapping[str, Candidate]) -> list[str]:
+        p = self.policy
+        top = sorted(fused.values(), key=lambda c: -c.fused)[: p.prf_docs]
+        facts = self._graph.get_facts([c.id for c in top])
+        asked = set(content_words(query))
+        counts: dict[str, int] = {}
+        for fact in facts.values():
+            for word in set(content_words(fact.content)) - asked:
+                if len(word) > 2 and not word.isdigit():
+                    counts[word] = counts.get(word, 0) + 1
+        shared = sorted((w for w, n in counts.items() if n >= 2), key=lambda w: (-counts[w], w))
+        return shared[: p.prf_terms]
+
+    def _share_with_neighbours(self, fused: dict[str, Candidate]) -> None:
+        p = self.policy
+        top = sorted(fused.values(), key=lambda c: (-c.fused, c.id))[: p.neighbour_top]
+        given = {c.id: c.fused for c in top}
+        for edge in self._graph.fact_edges(list(given), ["NEXT"]):
+            for here, there, share in (
+                (edge.src, edge.dst, p.next_share),
+                (edge.dst, edge.src, p.prev_share),
+            ):
+                if here in given and share:
+                    candidate = fused.setdefault(there, Candidate(there))
+                    candidate.fused += share * given[here]
+                    candidate.channels.setdefault("neighbour", {"from": here, "edge": "NEXT"})
 
     def _expand_into(
         self,
