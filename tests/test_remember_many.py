@@ -60,6 +60,21 @@ BATCH: list[dict[str, Any]] = [
         "source": "user_edit",
     },
     {"content": "Retro: the flaky test is fixed", "kind": "episode", "session_id": "retro"},
+    # The same subject in other letters ("ß" casefolds to "ss", lower() keeps it): superseded.
+    {
+        "content": "Jörg Weiß lives in Graz",
+        "subject": "Jörg Weiß",
+        "predicate": "lives_in",
+        "object": "Graz",
+        "source": "user_edit",
+    },
+    {
+        "content": "JÖRG WEISS lives in Linz",
+        "subject": "JÖRG WEISS",
+        "predicate": "Lives_In",
+        "object": "Linz",
+        "source": "user_edit",
+    },
 ]
 QUESTIONS = ("where does Alice live", "what happened at standup", "where does Bob work", "Apollo release")
 
@@ -140,6 +155,7 @@ def test_remember_many_stores_what_remember_in_turn_would(
     assert by_content["Alice lives in Paris"].superseded == [by_content["Alice lives in Berlin"].id]
     assert by_content["Bob works at Globex"].contradicts == [by_content["Bob works at Acme"].id]
     assert len(by_content["Carol lives in Oslo"].superseded) == 1
+    assert by_content["JÖRG WEISS lives in Linz"].superseded == [by_content["Jörg Weiß lives in Graz"].id]
     mentioned = {
         e.name: e.created for e in by_content["Alice presented Project Apollo to Bob"].linked_entities
     }

@@ -21,7 +21,7 @@ from typing import Any, NamedTuple
 import kuzu
 
 from hippograph.errors import SchemaTooNew, StoreError
-from hippograph.graph_mirror import EdgeRow, GraphMirror, claim_key
+from hippograph.graph_mirror import ClaimKey, EdgeRow, GraphMirror, claim_key
 from hippograph.models import Entity, Fact, FactKind, FactStatus, Provenance, Source, TtlPolicy, name_key
 from hippograph.schema import graph_schema_version, kuzu_migrations
 
@@ -143,8 +143,6 @@ def _entity_from_row(row: Mapping[str, Any]) -> Entity:
     )
 
 
-# (subject, predicate, scope), subject and predicate casefolded: facts that may conflict share one.
-ConflictKey = tuple[str, str, str]
 # Up to this many rows, _for_each runs a keyed statement per row instead of one UNWIND.
 _KEYED_ROWS = 16
 # A fact-to-fact edge to write: (source id, target id, time, properties).
@@ -534,7 +532,7 @@ class GraphStore:
     def fact_ids(self) -> set[str]:
         return {row["id"] for row in self._run("MATCH (f:Fact) RETURN f.id AS id")}
 
-    def active_facts_with(self, keys: Iterable[ConflictKey]) -> dict[ConflictKey, list[Fact]]:
+    def active_facts_with(self, keys: Iterable[ClaimKey]) -> dict[ClaimKey, list[Fact]]:
         """The active facts of each key (a ``claim_key``), from the mirror and the fact cache."""
         with self._lock:
             ids = {key: self._mirror.active_claims(key) for key in keys}

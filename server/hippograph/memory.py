@@ -33,7 +33,8 @@ from hippograph.context import NarrativeFact, Profile, build_narrative, count_to
 from hippograph.embed import Embedder, FastEmbedder
 from hippograph.entity_index import EntityIndex, PendingEntities, visible_scopes
 from hippograph.errors import DataDirNotWritable, InvalidInput, InvalidTransition, NotFound, SecretDetected
-from hippograph.graph import ConflictKey, GraphStore, Relation
+from hippograph.graph import GraphStore, Relation
+from hippograph.graph_mirror import ClaimKey, claim_key
 from hippograph.models import (
     CorrectOut,
     EdgeOut,
@@ -137,10 +138,6 @@ class ReconcileReport:
     restatused: int
 
 
-def _conflict_key(fact: Fact) -> ConflictKey:
-    return ((fact.subject or "").casefold(), (fact.predicate or "").casefold(), fact.scope)
-
-
 @dataclass(frozen=True)
 class _Planned:
     """What storing one fact writes, decided under the write lock."""
@@ -160,11 +157,11 @@ class _Batch:
     """What the earlier facts of a write batch did, for the later ones to see before it commits."""
 
     entities: PendingEntities
-    candidates: dict[ConflictKey, list[Fact]]  # stored active facts by key, then the batch's own
+    candidates: dict[ClaimKey, list[Fact]]  # stored active facts by key, then the batch's own
     states: dict[str, Fact] = field(default_factory=dict)  # fact id -> its state after the batch
     mentions: dict[str, tuple[int, datetime]] = field(default_factory=dict)  # entity id -> (count, last)
 
-    def active_with(self, key: ConflictKey) -> list[Fact]:
+    def active_with(self, key: ClaimKey) -> list[Fact]:
         latest = (self.states.get(f.id, f) for f in self.candidates.get(key, ()))
         return [f for f in latest if f.status.is_active]
 
@@ -181,9 +178,8 @@ class _Batch:
                 self.entities.put(mentioned)
         for old in planned.superseded:
             self.states[old.id] = old
-        if fact.subject and fact.predicate:
-            # Under the key the graph will match it by: lower() of what it stores.
-            key = (fact.subject.lower(), fact.predicate.lower(), fact.scope)
+        key = claim_key(fact.subject, fact.predicate, fact.scope)
+        if key is not None:
             self.candidates.setdefault(key, []).append(fact)
 
 
@@ -471,7 +467,7 @@ class Memory:
         ]
         vectors = self.embedder.embed(texts)
         with self._write_lock:
-            keys = {_conflict_key(fact) for fact in facts if fact.subject and fact.predicate}
+            keys = {key for fact in facts if (key := claim_key(fact.subject, fact.predicate, fact.scope))}
             batch = _Batch(PendingEntities(self.entities), self.graph.active_facts_with(keys))
             planned = [
                 self._plan(fact, names, text, before[0] if before else None, batch, corrects)
@@ -512,8 +508,9 @@ class Memory:
                 raise NotFound(f"fact {corrects.id} no longer exists")
             newest = self._current_version(current) if current.status is FactStatus.SUPERSEDED else None
             superseded.append(lc.supersede(current, now, f"corrected by {fact.id}", current_id=newest))
-        if fact.subject and fact.predicate:
-            for old in batch.active_with(_conflict_key(fact)):
+        key = claim_key(fact.subject, fact.predicate, fact.scope)
+        if key is not None:
+            for old in batch.active_with(key):
                 if corrects is not None and old.id == corrects.id:
                     continue
                 outcome = lc.resolve_conflict(fact, old, self.policy)
