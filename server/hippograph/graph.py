@@ -160,6 +160,14 @@ class Relation(NamedTuple):
     at: datetime
 
 
+def _props_by_row(columns: Mapping[str, list[Any]], names: Sequence[str]) -> list[dict[str, Any]]:
+    """Per row of a whole-table read, its ``names`` columns that are not null."""
+    return [
+        {n: v for n, v in zip(names, row, strict=True) if v is not None}
+        for row in zip(*(columns[n] for n in names), strict=True)
+    ]
+
+
 def _edge_props(props: Mapping[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in props.items() if not k.startswith("_") and v is not None}
 
@@ -326,11 +334,7 @@ class GraphStore:
             cols = self._columns(
                 f"MATCH (a:Fact)-[r:{edge_type}]->(b:Fact) RETURN a.id AS src, b.id AS dst{props}"
             )
-            values = [
-                {n: v for n, v in zip(fields, row, strict=True) if v is not None}
-                for row in zip(*(cols[n] for n in fields), strict=True)
-            ]
-            mirror.load_fact_edges(edge_type, cols["src"], cols["dst"], values)
+            mirror.load_fact_edges(edge_type, cols["src"], cols["dst"], _props_by_row(cols, fields))
         about = self._columns(
             "MATCH (f:Fact)-[r:ABOUT]->(e:Entity) RETURN f.id AS f, e.id AS e, r.role AS role"
         )
@@ -339,11 +343,12 @@ class GraphStore:
             "MATCH (a:Entity)-[r:RELATES]->(b:Entity) RETURN a.id AS src, b.id AS dst, "
             "r.predicate AS predicate, r.weight AS weight, r.fact_id AS fact_id, r.created_at AS created_at"
         )
-        keys = ("predicate", "weight", "fact_id", "created_at")
-        for i, (src, dst) in enumerate(zip(rel["src"], rel["dst"], strict=True)):
-            mirror.link_entities(src, dst, {k: rel[k][i] for k in keys if rel[k][i] is not None})
+        relates = _props_by_row(rel, ("predicate", "weight", "fact_id", "created_at"))
+        for src, dst, values in zip(rel["src"], rel["dst"], relates, strict=True):
+            mirror.link_entities(src, dst, values)
         tags = self._columns("MATCH (f:Fact)-[:HAS_TAG]->(t:Tag) RETURN f.id AS f, t.name AS tag")
-        mirror.load_tags(tags["f"], tags["tag"])
+        for fid, tag in zip(tags["f"], tags["tag"], strict=True):
+            mirror.tag(fid, (tag,))
         return mirror
 
     def _table_names(self, conn: kuzu.Connection) -> set[str]:

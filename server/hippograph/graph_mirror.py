@@ -75,12 +75,8 @@ class GraphMirror:
         """``claims``: each fact's ``claim_key``."""
         self._status.update(zip(ids, statuses, strict=True))
         self._created.update(zip(ids, created, strict=True))
-        claim_of, active = self._claim_of, self._claims
         for fid, status, key in zip(ids, statuses, claims, strict=True):
-            if key is not None:
-                claim_of[fid] = key
-                if status in _ACTIVE:
-                    active.setdefault(key, set()).add(fid)
+            self._file_claim(fid, status, key)
 
     def load_entities(self, ids: Sequence[str], names: Sequence[str]) -> None:
         self._names.update(zip(ids, names, strict=True))
@@ -104,35 +100,22 @@ class GraphMirror:
     def load_about(self, fact_ids: Sequence[str], entity_ids: Sequence[str], roles: Sequence[str]) -> None:
         """ABOUT edges read from the store, as ``link_about`` per row would leave them, with one
         sort per entity instead of an insort per edge (the bulk of opening a large store)."""
-        about, touched = self._about, set()
+        touched = set()
         for fid, eid, role in zip(fact_ids, entity_ids, roles, strict=True):
-            if fid not in self._status or eid not in self._names:
-                continue
-            links = about.setdefault(fid, [])
-            if (eid, role) in links:
-                continue
-            if all(e != eid for e, _ in links):
+            if self._add_about(fid, eid, role):
                 self._facts_of.setdefault(eid, []).append(fid)
                 touched.add(eid)
-            links.append((eid, role))
         for eid in touched:
             self._facts_of[eid].sort(key=self._age)
-
-    def load_tags(self, fact_ids: Sequence[str], tags: Sequence[str]) -> None:
-        have, tagged = self._tags, self._tagged
-        for fid, tag in zip(fact_ids, tags, strict=True):
-            if fid not in self._status:
-                continue
-            mine = have.setdefault(fid, [])
-            if tag not in mine:
-                mine.append(tag)
-                tagged.setdefault(tag, []).append(fid)
 
     # ------------------------------------------------------------ writes (after commit)
 
     def add_fact(self, fact_id: str, status: str, created_at: datetime, claim: ClaimKey | None) -> None:
         self._status[fact_id] = status
         self._created[fact_id] = created_at
+        self._file_claim(fact_id, status, claim)
+
+    def _file_claim(self, fact_id: str, status: str, claim: ClaimKey | None) -> None:
         if claim is not None:
             self._claim_of[fact_id] = claim
             if status in _ACTIVE:
@@ -163,15 +146,21 @@ class GraphMirror:
         self._in.setdefault(dst, []).append(edge)
 
     def link_about(self, fact_id: str, entity_id: str, role: str) -> None:
-        if fact_id not in self._status or entity_id not in self._names:
-            return
-        links = self._about.setdefault(fact_id, [])
-        if (entity_id, role) in links:
-            return  # MERGE
-        if all(e != entity_id for e, _ in links):
+        if self._add_about(fact_id, entity_id, role):
             # Kept in creation order (imports may add old facts late), newest last.
             bisect.insort(self._facts_of.setdefault(entity_id, []), fact_id, key=self._age)
+
+    def _add_about(self, fact_id: str, entity_id: str, role: str) -> bool:
+        """Record an ABOUT edge (once: MERGE); True if it is the fact's first to that entity,
+        which the caller then adds to the entity's facts."""
+        if fact_id not in self._status or entity_id not in self._names:
+            return False
+        links = self._about.setdefault(fact_id, [])
+        if (entity_id, role) in links:
+            return False
+        first = all(e != entity_id for e, _ in links)
         links.append((entity_id, role))
+        return first
 
     def link_entities(self, src: str, dst: str, props: Mapping[str, Any]) -> None:
         if src not in self._names or dst not in self._names:
