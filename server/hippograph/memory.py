@@ -284,11 +284,17 @@ class Memory:
             thread.join(timeout=30)
         self.retriever.close()
         with self._write_lock:
-            self.apply_accesses()
-            self.vectors.optimize(closing=True)
-            if not self.vectors.write_failed:
-                self.graph.set_meta(_VECTORS_IN_SYNC, self.vectors.versions())
-            self.graph.close()
+            try:
+                self.apply_accesses()
+                try:
+                    self.vectors.close()
+                    self.vectors.optimize(closing=True)
+                except Exception:  # the graph holds every fact: the next open re-indexes them
+                    log.exception("could not write the vector index at close; the next open repairs it")
+                if not self.vectors.write_failed:
+                    self.graph.set_meta(_VECTORS_IN_SYNC, self.vectors.versions())
+            finally:
+                self.graph.close()
 
     # ------------------------------------------------------------ remember / correct
 

@@ -12,6 +12,7 @@ import json
 import logging
 import re
 import threading
+import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -49,6 +50,14 @@ _REFINE = 4
 # filtered query scans the filter columns: at 100k facts the status/scope prefilter cost
 # 8-10 ms of a 20 ms vector query; with bitmaps it costs ~2 ms. Built in well under 1 s.
 _SCALAR_INDEXES = {"btree": BTree, "bitmap": Bitmap, "label_list": LabelList}
+# Writes are buffered and written by a background thread this long after the first one, in
+# one LanceDB add (or by the next read, first, so every read sees every acknowledged write).
+# A LanceDB add costs ~10 ms and a version whatever its size; buffered, a remember costs an
+# in-memory append and a burst of remembers becomes one fragment. The graph has committed
+# before anything is buffered, so a crash loses nothing: the next open re-indexes the rest.
+_FLUSH_AFTER_S = 0.1
+# A buffer this large is written by the writer itself (back-pressure on bulk paths).
+_FLUSH_ROWS = 1024
 # The entities table is searched in memory while it is this small: a LanceDB query has a
 # floor of ~3-5 ms even on 600 rows, numpy answers in ~0.1 ms (20k x 384 floats: 31 MB).
 _IN_MEMORY_MAX_ROWS = 20_000
@@ -193,7 +202,7 @@ class VectorStore:
     def __init__(self, path: Path, *, dim: int, model: str) -> None:
         self._db = lancedb.connect(str(path))
         self._dim = dim
-        self._lock = threading.Lock()
+        self._lock = threading.Lock()  # held while LanceDB is written
         # Set when a write raised: the graph may hold what this index lacks, so the next open
         # must reconcile even after a clean close (Memory.close then records no versions).
         self.write_failed = False
@@ -202,6 +211,14 @@ class VectorStore:
         self._tables = {name: self._open(name, model) for name in _TABLES}
         for name, table in self._tables.items():
             self._ensure_scalar_indexes(name, table)
+        # The write-behind buffer (see _FLUSH_AFTER_S), guarded by _buffer_lock, which is never
+        # held across a LanceDB call: a writer never waits for a flush in progress.
+        self._buffer_lock = threading.Lock()
+        self._buffered: dict[str, dict[str, dict[str, Any]]] = {name: {} for name in _TABLES}
+        self._statuses: dict[str, str] = {}  # fact id -> new status, for rows already handed on
+        self._wake = threading.Event()
+        self._stopping = False
+        self._flusher: threading.Thread | None = None
         self._matrix: _Matrix | None = None  # the entities, while few enough (see _IN_MEMORY_MAX_ROWS)
         self._matrix_loaded = False
 
@@ -226,6 +243,14 @@ class VectorStore:
             if kind and field["name"] not in have:
                 table.create_index(field["name"], config=_SCALAR_INDEXES[kind]())
 
+    def close(self) -> None:
+        """Stop the background writer and write what is buffered (raises if that write fails)."""
+        self._stopping = True
+        self._wake.set()
+        if self._flusher is not None:
+            self._flusher.join(timeout=60)
+        self.flush()
+
     # ------------------------------------------------------------ writes
 
     @contextmanager
@@ -239,45 +264,134 @@ class VectorStore:
                 raise
 
     def add(self, table: str, rows: Sequence[Mapping[str, Any]], vectors: np.ndarray) -> None:
+        """Buffer rows for the table; they are written shortly, and every read sees them."""
         if not rows:
             return
         records = []
         for row, vector in zip(rows, vectors, strict=True):
             record = dict(row)
-            record["vector"] = vector.astype(np.float32)
+            record["vector"] = np.asarray(vector, dtype=np.float32)
             for key in ("created_at", "event_time", "time"):
                 if isinstance(record.get(key), datetime):
                     record[key] = record[key].astimezone(UTC)
             records.append(record)
-        with self._writing():
-            self._tables[table].add(records)
+        with self._buffer_lock:
+            buffered = self._buffered[table]
+            for record in records:
+                buffered[record["id"]] = record
+                if table == "facts":
+                    self._statuses.pop(record["id"], None)  # the row carries its own status
             if table == "entities" and self._matrix is not None:
                 more = [str(r["id"]) for r in rows], [str(r["scope"]) for r in rows]
                 self._matrix = self._matrix.added(*more, np.asarray(vectors, dtype=np.float32))
                 if len(self._matrix.ids) > _IN_MEMORY_MAX_ROWS:
                     self._matrix = None
-            self._pending_fragments += 1
-            if self._pending_fragments >= _OPTIMIZE_EVERY:
-                self._optimize_locked()
+            size = sum(len(b) for b in self._buffered.values())
+        if size >= _FLUSH_ROWS:
+            self.flush()
+        else:
+            self._wake_writer()
 
     def set_status(self, ids: Sequence[str], status: str) -> None:
-        self.update("facts", ids, {"status": status})
+        """Buffer a status change, like ``add``."""
+        if not ids:
+            return
+        with self._buffer_lock:
+            buffered = self._buffered["facts"]
+            for fid in ids:
+                if fid in buffered:
+                    buffered[fid]["status"] = status
+                else:
+                    self._statuses[fid] = status
+        self._wake_writer()
+
+    def _wake_writer(self) -> None:
+        if self._flusher is None:
+            with self._buffer_lock:
+                if self._flusher is None and not self._stopping:
+                    self._flusher = threading.Thread(
+                        target=self._write_behind, name="hippograph-vector-writes", daemon=True
+                    )
+                    self._flusher.start()
+        self._wake.set()
+
+    def _write_behind(self) -> None:
+        while not self._stopping:
+            self._wake.wait()
+            if self._stopping:
+                return
+            time.sleep(_FLUSH_AFTER_S)  # let a burst of writes gather into one LanceDB add
+            self._wake.clear()
+            try:
+                self.flush()
+            except Exception:  # kept buffered: the next write or read tries again
+                log.exception("writing buffered rows to the vector index failed; will retry")
+
+    def flush(self) -> None:
+        """Write the buffered rows and status changes to LanceDB now."""
+        if self._pending():
+            with self._writing():
+                self._flush_locked()
+
+    def _pending(self) -> bool:
+        return bool(self._statuses) or any(self._buffered.values())
+
+    def _flush_locked(self) -> None:
+        with self._buffer_lock:
+            adds = {name: rows for name, rows in self._buffered.items() if rows}
+            statuses = self._statuses
+            self._buffered = {name: {} for name in _TABLES}
+            self._statuses = {}
+        if not adds and not statuses:
+            return
+        try:
+            for name in list(adds):
+                self._tables[name].add(list(adds[name].values()))
+                del adds[name]
+            by_status: dict[str, list[str]] = {}
+            for fid, status in statuses.items():
+                by_status.setdefault(status, []).append(fid)
+            for status, ids in by_status.items():
+                self._tables["facts"].update(where=f"id IN {id_list(ids)}", values={"status": status})
+                for fid in ids:
+                    del statuses[fid]
+        except BaseException:
+            with self._buffer_lock:  # hand back what was not written; newer writes win
+                for name, rows in adds.items():
+                    self._buffered[name] = {**rows, **self._buffered[name]}
+                self._statuses = {**statuses, **self._statuses}
+            raise
+        self._pending_fragments += 1
+        if self._pending_fragments >= _OPTIMIZE_EVERY:
+            self._optimize_locked()
+
+    def _flush_for_read(self) -> None:
+        """Flush before a read; if writing fails, the read goes on without the buffered rows."""
+        try:
+            self.flush()
+        except Exception:
+            log.exception("writing buffered rows to the vector index failed; reading without them")
 
     def update(self, table: str, ids: Sequence[str], values: Mapping[str, Any]) -> None:
         if not ids:
             return
         with self._writing():
+            self._flush_locked()
             self._tables[table].update(where=f"id IN {id_list(ids)}", values=dict(values))
             if table == "entities":
-                self._matrix, self._matrix_loaded = None, False  # read again on next use
+                with self._buffer_lock:
+                    self._matrix, self._matrix_loaded = None, False  # read again on next use
 
     def delete(self, table: str, ids: Sequence[str]) -> None:
         if not ids:
             return
         with self._writing():
+            self._flush_locked()
             self._tables[table].delete(f"id IN {id_list(ids)}")
             if table == "entities" and self._matrix is not None:
-                self._matrix = self._matrix.without(set(ids))
+                with self._buffer_lock:
+                    if self._matrix is not None:
+                        self._matrix = self._matrix.without(set(ids))
 
     def has_vector_index(self, table: str) -> bool:
         return any("vector" in idx.columns for idx in self._tables[table].list_indices())
@@ -296,7 +410,8 @@ class VectorStore:
         return True
 
     def optimize(self, *, closing: bool = False) -> None:
-        with self._lock:
+        with self._writing():
+            self._flush_locked()
             self._optimize_locked(keep=timedelta(seconds=1) if closing else _KEEP_VERSIONS)
 
     def _optimize_locked(self, keep: timedelta = _KEEP_VERSIONS) -> None:
@@ -311,6 +426,7 @@ class VectorStore:
     def ids(self, table: str) -> dict[str, str]:
         """id -> status (facts) or type (entities), for reconciliation with the graph."""
         column = "status" if table == "facts" else "type"
+        self._flush_for_read()
         data = self._tables[table].search().select(["id", column]).limit(None).to_arrow()
         return dict(zip(data.column("id").to_pylist(), data.column(column).to_pylist(), strict=True))
 
@@ -319,6 +435,7 @@ class VectorStore:
             matrix = self._entity_matrix()
             if matrix is not None:
                 return matrix.search(vector, k, where.scopes if where else None)
+        self._flush_for_read()
         query = self._tables[table].search(vector.astype(np.float32)).distance_type("cosine").limit(k)
         # With the ANN index: probe more partitions and re-rank with exact vectors, since
         # scalar quantisation alone reorders close neighbours.
@@ -332,17 +449,25 @@ class VectorStore:
     def _entity_matrix(self) -> _Matrix | None:
         """The entities in memory (read on first use), or None when there are too many."""
         if not self._matrix_loaded:
-            with self._lock:
+            # Under both locks: no flush is in flight, so every entity is in the table or buffered.
+            with self._lock, self._buffer_lock:
                 if not self._matrix_loaded:
                     table = self._tables["entities"]
-                    if table.count_rows() <= _IN_MEMORY_MAX_ROWS:
-                        self._matrix = _Matrix.read(table, self._dim)
+                    buffered = self._buffered["entities"]
+                    if table.count_rows() + len(buffered) <= _IN_MEMORY_MAX_ROWS:
+                        matrix = _Matrix.read(table, self._dim)
+                        rows = [r for eid, r in buffered.items() if eid not in set(matrix.ids)]
+                        if rows:
+                            more = [str(r["id"]) for r in rows], [str(r["scope"]) for r in rows]
+                            matrix = matrix.added(*more, np.stack([r["vector"] for r in rows]))
+                        self._matrix = matrix
                     self._matrix_loaded = True
         return self._matrix
 
     def text_search(self, table: str, text: str, k: int, where: Filter | None = None) -> list[Hit]:
         if not text.strip():
             return []
+        self._flush_for_read()
         query = self._tables[table].search(text, query_type="fts").limit(k)
         clause = where.sql() if where else None
         if clause:
@@ -352,7 +477,9 @@ class VectorStore:
 
     def versions(self) -> str:
         """The tables' current versions, e.g. ``facts:12 entities:4`` (any write changes them)."""
+        self.flush()
         return " ".join(f"{name}:{table.version}" for name, table in self._tables.items())
 
     def count(self, table: str) -> int:
+        self._flush_for_read()
         return int(self._tables[table].count_rows())
