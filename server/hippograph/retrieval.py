@@ -49,6 +49,12 @@ class RetrievalPolicy:
     min_candidates: int = 30
     graph: bool = True
     entity_channel: bool = True
+    # The entity channel ranks the facts about the query's anchor entities by vector
+    # similarity. It takes them from the vector channel's top k * entity_pool; 0 runs a
+    # query of its own (a LanceDB prefilter on entity_ids), which cost ~9-11 ms at 100k facts
+    # against ~2 ms for the wider top. LoCoMo dev, 2 conversations, search R@10 / NDCG@10 /
+    # cat1: 0.785 / 0.567 / 0.370 either way.
+    entity_pool: int = 3
     seeds: int = 5
     depth: int = 2
     complex_depth: int = 3
@@ -192,14 +198,17 @@ class Retriever:
         k = max(limit * p.fanout, p.min_candidates)
         # One after the other: run side by side in threads they were slower on two cores
         # (graph off, 100k facts: p50 37 ms against 29 ms), as LanceDB has threads of its own.
-        by_vector = self._vectors.vector_search("facts", vector, k, where)
-        by_text = self._vectors.text_search("facts", query, k, where)
         anchors = self.anchors(query, vector, where.scopes or ()) if p.entity_channel or p.graph else []
-        ranked: dict[str, list[Hit]] = {}
-        if p.entity_channel and anchors:
+        by_entity = p.entity_channel and bool(anchors)
+        pooled = by_entity and p.entity_pool > 0
+        by_vector = self._vectors.vector_search("facts", vector, k * p.entity_pool if pooled else k, where)
+        by_text = self._vectors.text_search("facts", query, k, where)
+        ranked: dict[str, list[Hit]] = {"vector": by_vector[:k], "fts": by_text}
+        if pooled:
+            ranked["entity"] = self._about_anchors(by_vector, anchors)[:k]
+        elif by_entity:
             restricted = replace(where, entity_ids_any=[e.id for e, _, _ in anchors])
             ranked["entity"] = self._vectors.vector_search("facts", vector, k, restricted)
-        ranked = {"vector": by_vector, "fts": by_text, **ranked}
         weights = dict(p.channel_weights)
         for channel, boost in p.intent_channel_boost.get(plan.intent, {}).items():
             weights[channel] = weights.get(channel, 1.0) * boost
@@ -227,6 +236,12 @@ class Retriever:
         if p.next_share or p.prev_share:
             self._share_with_neighbours(fused)
         return sorted(fused.values(), key=lambda c: (-c.fused, c.id)), notes
+
+    def _about_anchors(self, hits: Sequence[Hit], anchors: Sequence[tuple[Entity, float, str]]) -> list[Hit]:
+        """The hits about any of the anchors, in order, ranked afresh."""
+        wanted = {entity.id for entity, _, _ in anchors}
+        about = {edge.src for edge in self._graph.about_edges([h.id for h in hits]) if edge.dst in wanted}
+        return [replace(hit, rank=rank) for rank, hit in enumerate((h for h in hits if h.id in about), 1)]
 
     def _feedback_terms(self, query: str, fused: Mapping[str, Candidate]) -> list[str]:
         p = self.policy

@@ -37,6 +37,9 @@ _ARROW_TYPES = {
     "string_list": pa.list_(pa.string()),
     "timestamp": pa.timestamp("us", tz="UTC"),
 }
+# Vectors are unit length: half precision keeps ~3 significant digits of each component, and
+# halves the table (768 of ~1,700 bytes a fact at 384 dimensions).
+_VECTOR_ELEMENTS = {"float32": pa.float32(), "float16": pa.float16()}
 # Ids are ours (prefix + hex); anything else in a filter is a bug or an attack.
 _ID = re.compile(r"^[a-z]_[0-9a-f]{16}$")
 # Compact the fragments small appends leave behind once this many accumulate.
@@ -195,7 +198,10 @@ def _arrow_schema(table: str, dim: int, model: str) -> pa.Schema:
     spec = lance_table_spec(table)
     fields = []
     for field in spec["fields"]:
-        kind = pa.list_(pa.float32(), dim) if field["type"] == "vector" else _ARROW_TYPES[field["type"]]
+        if field["type"] == "vector":
+            kind = pa.list_(_VECTOR_ELEMENTS[field.get("element", "float32")], dim)
+        else:
+            kind = _ARROW_TYPES[field["type"]]
         fields.append(pa.field(field["name"], kind, nullable=field["nullable"]))
     meta = {"version": spec["version"], "model": model, "dim": dim}
     return pa.schema(fields, metadata={_META_KEY: json.dumps(meta).encode()})
@@ -227,14 +233,24 @@ class VectorStore:
 
     def _open(self, name: str, model: str) -> Any:
         schema = _arrow_schema(name, self._dim, model)
+        rows = None
         if name in self._db.list_tables().tables:
             table = self._db.open_table(name)
-            if (table.schema.metadata or {}).get(_META_KEY) == schema.metadata[_META_KEY]:
+            found = json.loads((table.schema.metadata or {}).get(_META_KEY, b"{}"))
+            wanted = json.loads(schema.metadata[_META_KEY])
+            if found == wanted:
                 return table
-            log.warning("LanceDB table %r was built for another schema or model: rebuilding it", name)
+            if (found.get("model"), found.get("dim")) == (model, self._dim):
+                # Same model, older layout: carry the rows over, cast, instead of re-embedding.
+                log.warning("LanceDB table %r: converting to schema version %s", name, wanted["version"])
+                rows = table.to_arrow().select(schema.names).cast(schema)
+            else:
+                log.warning("LanceDB table %r was built for another schema or model: rebuilding it", name)
+                self.rebuilt.add(name)
+            # If the process dies before the new table is written, the next open finds none and
+            # re-indexes from the graph.
             self._db.drop_table(name)
-            self.rebuilt.add(name)
-        table = self._db.create_table(name, schema=schema)
+        table = self._db.create_table(name, data=rows, schema=schema)
         table.create_index("text", config=FTS())
         return table
 
@@ -273,7 +289,7 @@ class VectorStore:
         records = []
         for row, vector in zip(rows, vectors, strict=True):
             record = dict(row)
-            record["vector"] = np.asarray(vector, dtype=np.float32)
+            record["vector"] = np.asarray(vector, dtype=np.float16)
             for key in ("created_at", "event_time", "time"):
                 if isinstance(record.get(key), datetime):
                     record[key] = record[key].astimezone(UTC)

@@ -1,0 +1,57 @@
+"""The vector index's storage: half-precision vectors, and older tables converted in place."""
+
+from __future__ import annotations
+
+import json
+
+import lancedb
+import numpy as np
+import pyarrow as pa
+import pytest
+
+from hippograph.config import Settings
+from hippograph.embed import FastEmbedder
+from hippograph.memory import Memory
+
+
+def test_vectors_are_stored_in_half_precision(memory: Memory) -> None:
+    memory.remember("Priya keeps the spare keys in the blue drawer.")
+    memory.vectors.flush()
+    schema = memory.vectors._tables["facts"].schema
+    assert schema.field("vector").type == pa.list_(pa.float16(), memory.embedder.dim)
+
+
+def test_a_float32_table_of_the_same_model_is_converted_not_re_embedded(
+    settings: Settings, embedder: FastEmbedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    mem = Memory.open(settings, embedder=embedder)
+    fact = mem.remember("The allotment's water is switched off from November to March.")
+    mem.close()
+
+    # Rewrite the facts table as schema version 1 wrote it: float32 vectors.
+    db = lancedb.connect(str(settings.data_dir / "vectors"))
+    old = db.open_table("facts").to_arrow()
+    meta = json.loads(old.schema.metadata[b"hippograph"])
+    v1 = old.schema.set(
+        old.schema.get_field_index("vector"), pa.field("vector", pa.list_(pa.float32(), meta["dim"]), False)
+    ).with_metadata({b"hippograph": json.dumps({**meta, "version": 1}).encode()})
+    db.drop_table("facts")
+    db.create_table("facts", data=old.cast(v1), schema=v1)
+    stored = np.asarray(old.column("vector").combine_chunks().flatten(), dtype=np.float32)
+
+    embedded: list[list[str]] = []
+    real_embed = embedder.embed
+    monkeypatch.setattr(embedder, "embed", lambda texts: embedded.append(list(texts)) or real_embed(texts))
+    mem = Memory.open(settings, embedder=embedder)
+    try:
+        table = mem.vectors._tables["facts"]
+        assert table.schema.field("vector").type == pa.list_(pa.float16(), meta["dim"])
+        converted = table.to_arrow()
+        assert converted.column("id").to_pylist() == [fact.id]
+        vector = np.asarray(converted.column("vector").combine_chunks().flatten(), dtype=np.float32)
+        np.testing.assert_allclose(vector, stored, atol=1e-3)
+        assert embedded == []  # carried over, not re-embedded
+        hits = mem.search("when is the allotment water off", limit=1).results
+        assert [h.id for h in hits] == [fact.id]
+    finally:
+        mem.close()
