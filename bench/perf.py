@@ -1533,8 +1533,9 @@ def bounds_for(r: dict[str, Any], smaller: dict[str, Any] | None) -> list[str]:
             f"**search** ({label}, p50 {fmt(get(r, 'search_graph.p50'))} ms vs 20): the floor pipeline is "
             f"{fmt(get(r, 'floor.floor_pipeline.p50'))} ms (embed one query {fmt(floor_embed)} + one bare "
             f"LanceDB top-10 {fmt(floor_lance)}); LanceDB as search calls it (k=40, filter) "
-            f"{fmt(get(r, 'floor.lance_as_ours.p50'))} ms. Search makes up to three LanceDB queries (vector, "
-            f"BM25, and the entity channel when the query names a known entity) after the embedding. "
+            f"{fmt(get(r, 'floor.lance_as_ours.p50'))} ms. Search makes two LanceDB queries after the "
+            f"embedding: vector (its top 120 instead of 40 when the query names a known entity, for "
+            f"the entity channel) and BM25. "
             f"Stages: {_top_stages(stages.get('search (graph on)'))}."
         )
     if missed("recall_graph.p95"):
@@ -1557,6 +1558,14 @@ def bounds_for(r: dict[str, Any], smaller: dict[str, Any] | None) -> list[str]:
             f"{fmt(iso.get('python_and_imports_s'))} s alone; opening the store in-process "
             f"{fmt(r.get('reopen_s'))} s (Kùzu, the graph mirror, LanceDB tables; the model loads "
             "beside them)."
+        )
+    if missed("disk_bytes_per_fact"):
+        d = r.get("disk") or {}
+        lines.append(
+            f"**disk** ({label}, {fmt(d.get('bytes_per_fact'))} B/fact vs 4,096): Kùzu "
+            f"{fmt(d.get('graph_bytes_per_fact'))} + LanceDB {fmt(d.get('vectors_bytes_per_fact'))} B/fact. "
+            "LanceDB holds each fact's vector (half precision: 768 B at 384 dimensions), its text and "
+            "filter columns, and the ANN index (IVF-HNSW-SQ: its graph links and 8-bit codes)."
         )
     if missed("server_peak_rss_mb"):
         rss = get(r, "mcp.server_rss_mb") or {}
