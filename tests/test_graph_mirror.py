@@ -173,3 +173,17 @@ def test_mirror_matches_the_stored_graph_after_a_batched_write(memory: Memory) -
     )
 
     assert memory.graph.check_mirror(repair=False) == []
+
+
+def test_related_entities_come_strongest_first_and_follow_new_links() -> None:
+    from hippograph.graph_mirror import GraphMirror
+
+    mirror = GraphMirror()
+    mirror.load_entities(["e_a", "e_b", "e_c"], ["A", "B", "C"])
+    mirror.link_entities("e_a", "e_b", {"weight": 0.5})
+    mirror.link_entities("e_a", "e_c", {"weight": 0.9})
+    assert mirror.related_entities(["e_a"], limit=5) == [("e_a", "e_c", 0.9), ("e_a", "e_b", 0.5)]
+    mirror.link_entities("e_b", "e_a", {"weight": 1.0})  # a stronger link, the other way round
+    assert mirror.related_entities(["e_a"], limit=1) == [("e_a", "e_b", 1.0)]
+    mirror.delete_entities(["e_b"])
+    assert mirror.related_entities(["e_a"], limit=5) == [("e_a", "e_c", 0.9)]

@@ -769,6 +769,16 @@ class GraphStore:
         with self._lock:
             return self._mirror.about_edges(fact_ids)
 
+    def fact_count(self) -> int:
+        """How many facts the graph holds, any status (from the mirror: no query)."""
+        with self._lock:
+            return self._mirror.fact_count()
+
+    def about_any(self, fact_ids: Iterable[str], entity_ids: Iterable[str]) -> set[str]:
+        """Those of ``fact_ids`` that are ABOUT any of ``entity_ids``."""
+        with self._lock:
+            return self._mirror.about_any(fact_ids, entity_ids)
+
     def facts_about(self, entity_id: str, *, limit: int, statuses: Sequence[str]) -> list[str]:
         """The most recent facts ABOUT one entity: bounded, so a hub cannot flood expansion."""
         with self._lock:

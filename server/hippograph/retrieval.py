@@ -257,14 +257,12 @@ class Retriever:
         named = {entity.id for entity, _, how in anchors if how == "name"}
         if not named:
             return
-        about = {edge.src for edge in self._graph.about_edges(list(fused)) if edge.dst in named}
-        for fid in about:
+        for fid in self._graph.about_any(list(fused), named):
             fused[fid].fused *= 1 + self.policy.anchor_bonus
 
     def _about_anchors(self, hits: Sequence[Hit], anchors: Sequence[tuple[Entity, float, str]]) -> list[Hit]:
         """The hits about any of the anchors, in order, ranked afresh."""
-        wanted = {entity.id for entity, _, _ in anchors}
-        about = {edge.src for edge in self._graph.about_edges([h.id for h in hits]) if edge.dst in wanted}
+        about = self._graph.about_any([h.id for h in hits], [entity.id for entity, _, _ in anchors])
         return [replace(hit, rank=rank) for rank, hit in enumerate((h for h in hits if h.id in about), 1)]
 
     def _feedback_terms(self, query: str, fused: Mapping[str, Candidate]) -> list[str]:
@@ -369,7 +367,7 @@ class Retriever:
         # an anchor points at is corroborated). A node is expanded once, at its first hop.
         best: dict[str, Activation] = {}
         expanded: set[str] = set()
-        total = self._vectors.count("facts")
+        total = self._graph.fact_count()
         fact_frontier = {fid: Activation(v, 0, "seed", fid) for fid, v in seed_facts.items()}
         entity_frontier = {eid: Activation(v, 0, "anchor", eid) for eid, v in seed_entities.items()}
 
