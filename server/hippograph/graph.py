@@ -322,10 +322,10 @@ class GraphStore:
         mirror = GraphMirror()
         facts = self._columns(
             "MATCH (f:Fact) RETURN f.id AS id, f.status AS status, f.created_at AS t, "
-            "f.subject AS subject, f.predicate AS predicate, f.scope AS scope"
+            "f.subject AS subject, f.predicate AS predicate, f.scope AS scope, f.session_id AS session"
         )
         claims = list(map(claim_key, facts["subject"], facts["predicate"], facts["scope"]))
-        mirror.load_facts(facts["id"], facts["status"], facts["t"], claims)
+        mirror.load_facts(facts["id"], facts["status"], facts["t"], claims, facts["session"])
         entities = self._columns("MATCH (e:Entity) RETURN e.id AS id, e.name AS name")
         mirror.load_entities(entities["id"], entities["name"])
         for edge_type, names in _FACT_EDGE_PROPS.items():
@@ -478,7 +478,7 @@ class GraphStore:
         def apply() -> None:
             for fact, row in zip(facts, rows, strict=True):
                 claim = claim_key(fact.subject, fact.predicate, fact.scope)
-                self._mirror.add_fact(fact.id, fact.status.value, row["created_at"], claim)
+                self._mirror.add_fact(fact.id, fact.status.value, row["created_at"], claim, fact.session_id)
                 self._remember_fact(fact)
 
         self._mirrored(apply)
@@ -545,21 +545,9 @@ class GraphStore:
         return {key: [facts[fid] for fid in found if fid in facts] for key, found in ids.items()}
 
     def last_facts_in_sessions(self, session_ids: Iterable[str]) -> dict[str, str]:
-        """The id of the latest fact of each session that has one."""
-        sids = sorted(set(session_ids))
-        if not sids:
-            return {}
-        rows = self._run(
-            "MATCH (f:Fact) WHERE f.session_id IN $sids "
-            "RETURN f.session_id AS sid, f.id AS id, f.created_at AS t",
-            {"sids": sids},
-        )
-        latest: dict[str, tuple[datetime, str]] = {}
-        for row in rows:
-            sid = row["sid"]
-            if sid not in latest or row["t"] >= latest[sid][0]:
-                latest[sid] = (row["t"], row["id"])
-        return {sid: fid for sid, (_, fid) in latest.items()}
+        """The id of the latest fact of each session that has one (from the mirror: no query)."""
+        with self._lock:
+            return self._mirror.last_facts_in_sessions(set(session_ids))
 
     def tag_fact(self, fact_id: str, tags: Iterable[str]) -> None:
         self.tag_facts([(fact_id, tag) for tag in tags])
