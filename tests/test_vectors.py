@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime
+from pathlib import Path
 
 import lancedb
 import numpy as np
@@ -12,6 +14,7 @@ import pytest
 from hippograph.config import Settings
 from hippograph.embed import FastEmbedder
 from hippograph.memory import Memory
+from hippograph.vectors import Filter, VectorStore
 
 
 def test_vectors_are_stored_in_half_precision(memory: Memory) -> None:
@@ -55,3 +58,35 @@ def test_a_float32_table_of_the_same_model_is_converted_not_re_embedded(
         assert [h.id for h in hits] == [fact.id]
     finally:
         mem.close()
+
+
+def test_a_large_enough_table_gets_an_ann_index_that_still_finds_the_nearest(tmp_path: Path) -> None:
+    store = VectorStore(tmp_path / "vectors", dim=16, model="test-model")
+    rng = np.random.default_rng(7)
+    vectors = rng.normal(size=(600, 16)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    ids = [f"f_{i:016x}" for i in range(600)]
+    now = datetime.now(UTC)
+    rows = [
+        {
+            "id": fid,
+            "text": f"fact {i}",
+            "kind": "fact",
+            "status": "staged",
+            "scope": "global",
+            "session_id": None,
+            "tags": [],
+            "entity_ids": [],
+            "created_at": now,
+            "event_time": None,
+            "time": now,
+        }
+        for i, fid in enumerate(ids)
+    ]
+    store.add("facts", rows, vectors)
+    assert store.ensure_vector_index(min_rows=1000) is False  # too small: stays a flat scan
+    assert store.ensure_vector_index(min_rows=500) is True
+    assert store.has_vector_index("facts")
+    hits = store.vector_search("facts", vectors[42], 5, Filter(statuses=("staged",)))
+    assert hits[0].id == ids[42]
+    store.close()

@@ -23,7 +23,7 @@ from typing import Any
 import lancedb
 import numpy as np
 import pyarrow as pa
-from lancedb.index import FTS, Bitmap, BTree, LabelList
+from lancedb.index import FTS, Bitmap, BTree, IvfHnswSq, LabelList
 
 from hippograph.models import Fact
 from hippograph.schema import lance_table_spec
@@ -44,8 +44,10 @@ _VECTOR_ELEMENTS = {"float32": pa.float32(), "float16": pa.float16()}
 _ID = re.compile(r"^[a-z]_[0-9a-f]{16}$")
 # Compact the fragments small appends leave behind once this many accumulate.
 _OPTIMIZE_EVERY = 200
-# Below this many rows an exact scan is fast enough; above it, an ANN index pays off.
-ANN_MIN_ROWS = 20_000
+# Below this many rows an exact scan is fast enough; above it, an ANN index pays off. Measured
+# on the perf bench's facts and queries: at 5k rows flat 11.4 ms vs IVF-HNSW-SQ 6.4 ms (0.989 of
+# the exact top-40, built in 1.0 s); at 10k flat 15.4 ms vs 6.2 ms (0.985, 2.3 s).
+ANN_MIN_ROWS = 5_000
 _KEEP_VERSIONS = timedelta(minutes=1)
 # With the ANN index, probe 20 partitions and rank by the index's 8-bit (SQ) distances. At
 # 100k facts, against exact top-40 over the perf bench's queries: 0.986 of the true top-40,
@@ -423,9 +425,7 @@ class VectorStore:
         """
         if self.has_vector_index(table) or self.count(table) < min_rows:
             return False
-        self._tables[table].create_index(
-            metric="cosine", vector_column_name="vector", index_type="IVF_HNSW_SQ", replace=False
-        )
+        self._tables[table].create_index("vector", config=IvfHnswSq(distance_type="cosine"), replace=False)
         return True
 
     def optimize(self, *, closing: bool = False) -> None:
