@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import json
+import threading
+import time
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import lancedb
 import numpy as np
@@ -60,12 +63,11 @@ def test_a_float32_table_of_the_same_model_is_converted_not_re_embedded(
         mem.close()
 
 
-def test_a_large_enough_table_gets_an_ann_index_that_still_finds_the_nearest(tmp_path: Path) -> None:
-    store = VectorStore(tmp_path / "vectors", dim=16, model="test-model")
-    rng = np.random.default_rng(7)
-    vectors = rng.normal(size=(600, 16)).astype(np.float32)
+def _random_rows(count: int, seed: int = 7) -> tuple[list[str], list[dict[str, Any]], np.ndarray]:
+    rng = np.random.default_rng(seed)
+    vectors = rng.normal(size=(count, 16)).astype(np.float32)
     vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
-    ids = [f"f_{i:016x}" for i in range(600)]
+    ids = [f"f_{i:016x}" for i in range(count)]
     now = datetime.now(UTC)
     rows = [
         {
@@ -83,6 +85,12 @@ def test_a_large_enough_table_gets_an_ann_index_that_still_finds_the_nearest(tmp
         }
         for i, fid in enumerate(ids)
     ]
+    return ids, rows, vectors
+
+
+def test_a_large_enough_table_gets_an_ann_index_that_still_finds_the_nearest(tmp_path: Path) -> None:
+    store = VectorStore(tmp_path / "vectors", dim=16, model="test-model")
+    ids, rows, vectors = _random_rows(600)
     store.add("facts", rows, vectors)
     assert store.ensure_vector_index(min_rows=1000) is False  # too small: stays a flat scan
     assert store.ensure_vector_index(min_rows=500) is True
@@ -90,3 +98,29 @@ def test_a_large_enough_table_gets_an_ann_index_that_still_finds_the_nearest(tmp
     hits = store.vector_search("facts", vectors[42], 5, Filter(statuses=("staged",)))
     assert hits[0].id == ids[42]
     store.close()
+
+
+def test_a_read_waits_for_the_rows_a_flush_in_progress_is_writing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = VectorStore(tmp_path / "vectors", dim=16, model="test-model")
+    ids, rows, vectors = _random_rows(3)
+    table = store._tables["facts"]
+    real_add, writing = table.add, threading.Event()
+
+    def slow_add(data: Any, *args: Any, **kwargs: Any) -> Any:
+        writing.set()
+        time.sleep(0.3)  # the rows have left the buffer and are not in LanceDB yet
+        return real_add(data, *args, **kwargs)
+
+    monkeypatch.setattr(table, "add", slow_add)
+    store.add("facts", rows, vectors)
+    store.set_status(ids[:1], "superseded")
+    flusher = threading.Thread(target=store.flush)
+    flusher.start()
+    assert writing.wait(5)
+    try:
+        assert store.ids("facts") == {ids[0]: "superseded", ids[1]: "staged", ids[2]: "staged"}
+    finally:
+        flusher.join()
+        store.close()

@@ -227,6 +227,9 @@ class VectorStore:
         self._buffer_lock = threading.Lock()
         self._buffered: dict[str, dict[str, dict[str, Any]]] = {name: {} for name in _TABLES}
         self._statuses: dict[str, str] = {}  # fact id -> new status, for rows already handed on
+        # True from when a flush takes the buffer until LanceDB has it (or it is handed back):
+        # meanwhile the rows are in neither place a read looks, so a read must wait for it.
+        self._in_flight = False
         self._wake = threading.Event()
         self._stopping = False
         self._flusher: threading.Thread | None = None
@@ -349,13 +352,18 @@ class VectorStore:
                 log.exception("writing buffered rows to the vector index failed; will retry")
 
     def flush(self) -> None:
-        """Write the buffered rows and status changes to LanceDB now."""
+        """Write the buffered rows and status changes to LanceDB now.
+
+        Returns once every write acknowledged before the call is in LanceDB, including rows
+        another thread's flush is writing at the moment (it holds the write lock until done).
+        """
         if self._pending():
             with self._writing():
                 self._flush_locked()
 
     def _pending(self) -> bool:
-        return bool(self._statuses) or any(self._buffered.values())
+        with self._buffer_lock:
+            return self._in_flight or bool(self._statuses) or any(self._buffered.values())
 
     def _flush_locked(self) -> None:
         with self._buffer_lock:
@@ -363,7 +371,8 @@ class VectorStore:
             statuses = self._statuses
             self._buffered = {name: {} for name in _TABLES}
             self._statuses = {}
-        if not adds and not statuses:
+            self._in_flight = bool(adds or statuses)
+        if not self._in_flight:
             return
         try:
             for name in list(adds):
@@ -382,6 +391,8 @@ class VectorStore:
                     self._buffered[name] = {**rows, **self._buffered[name]}
                 self._statuses = {**statuses, **self._statuses}
             raise
+        finally:
+            self._in_flight = False
         self._pending_fragments += 1
         if self._pending_fragments >= _OPTIMIZE_EVERY:
             self._optimize_locked()
