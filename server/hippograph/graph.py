@@ -9,6 +9,7 @@ Kùzu's upstream is archived; keeping all Cypher in this file lets a fork replac
 
 from __future__ import annotations
 
+import gc
 import logging
 import re
 import threading
@@ -168,6 +169,22 @@ def _props_by_row(columns: Mapping[str, list[Any]], names: Sequence[str]) -> lis
     ]
 
 
+@contextmanager
+def _gc_paused() -> Iterator[None]:
+    """No cyclic garbage collection while a whole-table load allocates millions of objects.
+
+    Each allocation burst otherwise triggers collections that rescan everything loaded so far:
+    loading the mirror of 100k facts took 2.9-4.0 s with collection on, 2.3-3.2 s off.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
 def _edge_props(props: Mapping[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in props.items() if not k.startswith("_") and v is not None}
 
@@ -319,6 +336,10 @@ class GraphStore:
         self._facts[fact.id] = fact
 
     def _load_mirror(self) -> GraphMirror:
+        with _gc_paused():
+            return self._read_mirror()
+
+    def _read_mirror(self) -> GraphMirror:
         mirror = GraphMirror()
         facts = self._columns(
             "MATCH (f:Fact) RETURN f.id AS id, f.status AS status, f.created_at AS t, "
@@ -336,9 +357,10 @@ class GraphStore:
             )
             mirror.load_fact_edges(edge_type, cols["src"], cols["dst"], _props_by_row(cols, fields))
         about = self._columns(
-            "MATCH (f:Fact)-[r:ABOUT]->(e:Entity) RETURN f.id AS f, e.id AS e, r.role AS role"
+            "MATCH (f:Fact)-[r:ABOUT]->(e:Entity) RETURN e.id AS e, f.id AS f, r.role AS role "
+            "ORDER BY e.id, f.created_at, f.id"
         )
-        mirror.load_about(about["f"], about["e"], about["role"])
+        mirror.load_about(about["e"], about["f"], about["role"])
         rel = self._columns(
             "MATCH (a:Entity)-[r:RELATES]->(b:Entity) RETURN a.id AS src, b.id AS dst, "
             "r.predicate AS predicate, r.weight AS weight, r.fact_id AS fact_id, r.created_at AS created_at"
@@ -346,9 +368,10 @@ class GraphStore:
         relates = _props_by_row(rel, ("predicate", "weight", "fact_id", "created_at"))
         for src, dst, values in zip(rel["src"], rel["dst"], relates, strict=True):
             mirror.link_entities(src, dst, values)
-        tags = self._columns("MATCH (f:Fact)-[:HAS_TAG]->(t:Tag) RETURN f.id AS f, t.name AS tag")
-        for fid, tag in zip(tags["f"], tags["tag"], strict=True):
-            mirror.tag(fid, (tag,))
+        tags = self._columns(
+            "MATCH (f:Fact)-[:HAS_TAG]->(t:Tag) RETURN f.id AS f, t.name AS tag ORDER BY f.created_at, f.id"
+        )
+        mirror.load_tags(tags["f"], tags["tag"])
         return mirror
 
     def _table_names(self, conn: kuzu.Connection) -> set[str]:

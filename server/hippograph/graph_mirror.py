@@ -106,16 +106,45 @@ class GraphMirror:
             else:
                 into[dst] = [edge]
 
-    def load_about(self, fact_ids: Sequence[str], entity_ids: Sequence[str], roles: Sequence[str]) -> None:
-        """ABOUT edges read from the store, as ``link_about`` per row would leave them, with one
-        sort per entity instead of an insort per edge (the bulk of opening a large store)."""
-        touched = set()
-        for fid, eid, role in zip(fact_ids, entity_ids, roles, strict=True):
-            if self._add_about(fid, eid, role):
-                self._facts_of.setdefault(eid, []).append(fid)
-                touched.add(eid)
-        for eid in touched:
-            self._facts_of[eid].sort(key=self._age)
+    def load_about(self, entity_ids: Sequence[str], fact_ids: Sequence[str], roles: Sequence[str]) -> None:
+        """ABOUT edges read from the store into an empty mirror, ordered by entity, then by the
+        fact's (created_at, id): as ``link_about`` per row would leave them, in one pass (the
+        bulk of opening a large store: per-row calls and a sort per entity took ~1.4 s at 100k)."""
+        about, facts_of = self._about, self._facts_of
+        last: str | None = None
+        current: list[str] = []
+        for eid, fid, role in zip(entity_ids, fact_ids, roles, strict=True):
+            link = (eid, role)
+            links = about.get(fid)
+            if links is None:
+                about[fid] = [link]
+            elif link in links:
+                continue
+            else:
+                links.append(link)
+            if eid != last:
+                current = facts_of[eid] = []
+                last = eid
+            if not current or current[-1] != fid:  # a fact's roles for one entity are adjacent
+                current.append(fid)
+
+    def load_tags(self, fact_ids: Sequence[str], tags: Sequence[str]) -> None:
+        """HAS_TAG edges read from the store into an empty mirror, ordered by the fact's
+        (created_at, id), so each tag's facts are oldest first, in one pass."""
+        by_fact, by_tag = self._tags, self._tagged
+        for fid, tag in zip(fact_ids, tags, strict=True):
+            have = by_fact.get(fid)
+            if have is None:
+                by_fact[fid] = [tag]
+            elif tag in have:
+                continue
+            else:
+                have.append(tag)
+            facts = by_tag.get(tag)
+            if facts is None:
+                by_tag[tag] = [fid]
+            else:
+                facts.append(fid)
 
     # ------------------------------------------------------------ writes (after commit)
 
@@ -315,7 +344,7 @@ class GraphMirror:
             "entities": set(self._names.items()),
             "fact_edges": edges(e for rows in self._out.values() for e in rows),
             "about": {(fid, eid, role) for fid, links in self._about.items() for eid, role in links},
-            "facts_of": {(eid, fid) for eid, fids in self._facts_of.items() for fid in fids},
+            "facts_of": {(eid, tuple(fids)) for eid, fids in self._facts_of.items()},  # in order
             "relates": edges(e for rows in self._relates.values() for e in rows),
             "neighbours": {(a, b, w) for a, known in self._neighbours.items() for b, w in known.items()},
             "tags": {(fid, tag) for fid, tags in self._tags.items() for tag in tags},
