@@ -830,7 +830,7 @@ def profile_paths(
     return out.getvalue(), summary
 
 
-_IMPORTS = "import hippograph.shared, hippograph.mcp_app, fastembed"
+_IMPORTS = "import hippograph.shared, hippograph.mcp_app, fastembed, lancedb"
 _MODEL_ONLY = """
 import os, sys
 from pathlib import Path
@@ -1557,7 +1557,8 @@ def bounds_for(r: dict[str, Any], smaller: dict[str, Any] | None) -> list[str]:
             f"importing the server's modules (LanceDB, MCP, fastembed) takes "
             f"{fmt(iso.get('python_and_imports_s'))} s alone; opening the store in-process "
             f"{fmt(r.get('reopen_s'))} s (Kùzu, the graph mirror, LanceDB tables; the model loads "
-            "beside them)."
+            "beside them). The server answers MCP initialize before its stores open (they open in "
+            f"the background): spawn to initialize {fmt(get(r, 'mcp.initialize_s'))} s."
         )
     if missed("disk_bytes_per_fact"):
         d = r.get("disk") or {}

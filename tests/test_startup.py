@@ -14,6 +14,7 @@ from hippograph.config import Settings
 from hippograph.embed import FastEmbedder
 from hippograph.memory import Memory
 from tests.conftest import run_cli as _run_cli
+from tests.mcp_helpers import call_error, stdio_session
 
 
 def _digest(path: Path) -> dict[str, str]:
@@ -36,10 +37,7 @@ def test_data_dir_that_cannot_be_created_exits_2_with_a_clear_message(
     assert result.stdout == ""
 
 
-def test_newer_schema_version_is_refused_and_left_untouched(
-    tmp_path: Path, models_dir: Path, embedder: FastEmbedder
-) -> None:
-    data_dir = tmp_path / "data"
+def _data_dir_of_a_newer_hippograph(data_dir: Path, models_dir: Path, embedder: FastEmbedder) -> None:
     memory = Memory.open(Settings(data_dir=data_dir, models_dir=models_dir), embedder=embedder)
     memory.remember("Dana writes Rust at work")
     memory.close()
@@ -48,6 +46,13 @@ def test_newer_schema_version_is_refused_and_left_untouched(
     conn.execute("MATCH (m:Meta {key: 'schema_version'}) SET m.value = '99'")
     conn.close()
     db.close()
+
+
+def test_newer_schema_version_is_refused_and_left_untouched(
+    tmp_path: Path, models_dir: Path, embedder: FastEmbedder
+) -> None:
+    data_dir = tmp_path / "data"
+    _data_dir_of_a_newer_hippograph(data_dir, models_dir, embedder)
     before = _digest(data_dir)
 
     result = _run_cli(data_dir, models_dir, "stats")
@@ -55,6 +60,26 @@ def test_newer_schema_version_is_refused_and_left_untouched(
     assert result.returncode == 2
     assert "schema version 99" in result.stderr
     assert "Upgrade hippograph" in result.stderr
+    assert _digest(data_dir) == before
+
+
+@pytest.mark.anyio
+async def test_a_server_answers_initialize_before_its_stores_open_and_tools_say_why_they_cannot(
+    tmp_path: Path, models_dir: Path, embedder: FastEmbedder
+) -> None:
+    # The stores open in the background: a data dir they refuse does not stop the server from
+    # answering the client, and every tool call tells the model (and the user) what is wrong.
+    data_dir = tmp_path / "data"
+    _data_dir_of_a_newer_hippograph(data_dir, models_dir, embedder)
+    before = _digest(data_dir)
+
+    async with stdio_session(data_dir, models_dir) as session:
+        tools = {tool.name for tool in (await session.list_tools()).tools}
+        assert {"remember", "search"} <= tools
+        error = await call_error(session, "search", query="what does Dana write")
+        assert "schema version 99" in error
+        assert "Upgrade hippograph" in error
+
     assert _digest(data_dir) == before
 
 

@@ -104,6 +104,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     from hippograph.shared import SharedMemory  # deferred: loads the database engines
 
+    if command == "serve":
+        # Imported before the stores start opening in the background: both are CPU-bound
+        # Python, and the server should be ready to answer the client first.
+        import hippograph.mcp_app  # noqa: F401
+
     if command == "serve" and settings.transport != "stdio":
         from hippograph.config import is_loopback
 
@@ -115,7 +120,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             )
             return EXIT_UNUSABLE
     try:
-        memory = SharedMemory.open(settings)
+        # A server answers the client before its stores are open: they open in the background.
+        memory = SharedMemory.serve(settings) if command == "serve" else SharedMemory.open(settings)
     except StoreError as err:
         print(f"hippograph: {err}", file=sys.stderr)
         return EXIT_UNUSABLE
@@ -156,7 +162,6 @@ def _run_command(command: str, args: argparse.Namespace, memory: SharedMemory, s
         from hippograph.mcp_app import build_server, run
 
         log.info("hippograph %s serving %s from %s", __version__, settings.transport, settings.data_dir)
-        memory.start_background()
         run(build_server(memory), settings)
         return EXIT_OK
     if command == "search":

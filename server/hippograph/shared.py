@@ -240,6 +240,29 @@ class SharedMemory:
         shared._try_to_own()
         return shared
 
+    @classmethod
+    def serve(cls, settings: Settings, *, embedder: Embedder | None = None) -> SharedMemory:
+        """Join the data dir for a long-lived server, without waiting for the stores.
+
+        The stores open in a background thread (at 100k facts that takes seconds), so the
+        server can answer MCP ``initialize`` and list its tools at once; a call waits until the
+        open is done. If it fails, every call retries it and reports why (e.g. a schema too new).
+        Once this process owns the data dir, the background jobs run.
+        """
+        _check_writable(settings.data_dir)
+        shared = cls(settings, embedder=embedder)
+        shared._background = True
+        threading.Thread(target=shared._open_now, name="hippograph-open", daemon=True).start()
+        return shared
+
+    def _open_now(self) -> None:
+        try:
+            self._backend()
+        except OwnerGone:
+            pass  # the owner has not published its address yet: the first call waits for it
+        except Exception as err:
+            log.error("could not open the memory in %s: %s", self.settings.data_dir, err)
+
     @property
     def is_owner(self) -> bool:
         return self._local is not None
@@ -247,12 +270,6 @@ class SharedMemory:
     @property
     def local(self) -> Memory | None:
         return self._local
-
-    def start_background(self) -> None:
-        with self._lock:
-            self._background = True
-            if self._local is not None:
-                self._local.start_background()
 
     def _try_to_own(self) -> bool:
         lock_path = Path(self._file_lock.lock_file)

@@ -20,10 +20,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-import lancedb
 import numpy as np
 import pyarrow as pa
-from lancedb.index import FTS, Bitmap, BTree, IvfHnswSq, LabelList
 
 from hippograph.models import Fact
 from hippograph.schema import lance_table_spec
@@ -57,7 +55,7 @@ _NPROBES = 20
 # Scalar indexes named in graph_schema/lance/*.json ("index" on a field). Without them a
 # filtered query scans the filter columns: at 100k facts the status/scope prefilter cost
 # 8-10 ms of a 20 ms vector query; with bitmaps it costs ~2 ms. Built in well under 1 s.
-_SCALAR_INDEXES = {"btree": BTree, "bitmap": Bitmap, "label_list": LabelList}
+_SCALAR_INDEXES = {"btree": "BTree", "bitmap": "Bitmap", "label_list": "LabelList"}  # in lancedb.index
 # Writes are buffered and written by a background thread this long after the first one, in
 # one LanceDB add (or by the next read, first, so every read sees every acknowledged write).
 # A LanceDB add costs ~10 ms and a version whatever its size; buffered, a remember costs an
@@ -211,6 +209,11 @@ def _arrow_schema(table: str, dim: int, model: str) -> pa.Schema:
 
 class VectorStore:
     def __init__(self, path: Path, *, dim: int, model: str) -> None:
+        # Imported here, not with this module: the import takes ~1.1 s (0.9 of it LanceDB's REST
+        # namespace client, unused here), and a server imports this module before it answers
+        # MCP initialize but opens the stores in the background.
+        import lancedb
+
         self._db = lancedb.connect(str(path))
         self._dim = dim
         self._lock = threading.Lock()  # held while LanceDB is written
@@ -255,17 +258,21 @@ class VectorStore:
             # If the process dies before the new table is written, the next open finds none and
             # re-indexes from the graph.
             self._db.drop_table(name)
+        from lancedb.index import FTS
+
         table = self._db.create_table(name, data=rows, schema=schema)
         table.create_index("text", config=FTS())
         return table
 
     def _ensure_scalar_indexes(self, name: str, table: Any) -> None:
         """Create the scalar indexes the schema asks for that the table lacks (older stores)."""
+        import lancedb.index
+
         have = {column for index in table.list_indices() for column in index.columns}
         for field in lance_table_spec(name)["fields"]:
             kind = field.get("index")
             if kind and field["name"] not in have:
-                table.create_index(field["name"], config=_SCALAR_INDEXES[kind]())
+                table.create_index(field["name"], config=getattr(lancedb.index, _SCALAR_INDEXES[kind])())
 
     def close(self) -> None:
         """Stop the background writer and write what is buffered (raises if that write fails)."""
@@ -436,6 +443,8 @@ class VectorStore:
         """
         if self.has_vector_index(table) or self.count(table) < min_rows:
             return False
+        from lancedb.index import IvfHnswSq
+
         self._tables[table].create_index("vector", config=IvfHnswSq(distance_type="cosine"), replace=False)
         return True
 
