@@ -124,3 +124,25 @@ def test_a_read_waits_for_the_rows_a_flush_in_progress_is_writing(
     finally:
         flusher.join()
         store.close()
+
+
+def test_a_table_a_killed_process_left_half_created_is_rebuilt_from_the_graph(
+    settings: Settings, embedder: FastEmbedder
+) -> None:
+    mem = Memory.open(settings, embedder=embedder)
+    fact = mem.remember("The allotment shed key hangs behind the kitchen door.", entities=["Allotment"])
+    mem.close()
+    # What a process killed inside LanceDB's create_table leaves: the table's directory with a
+    # transaction file but no committed version, so it is listed and cannot be opened.
+    for name in ("facts", "entities"):
+        for manifest in (settings.data_dir / "vectors" / f"{name}.lance" / "_versions").iterdir():
+            manifest.unlink()
+
+    mem = Memory.open(settings, embedder=embedder)
+    try:
+        assert mem.vectors.rebuilt == {"facts", "entities"}
+        assert mem.vectors.ids("facts") == {fact.id: "staged"}
+        assert [h.id for h in mem.vectors.text_search("facts", "shed key", 3)] == [fact.id]
+        assert [h.id for h in mem.search("where is the key to the shed", limit=1).results] == [fact.id]
+    finally:
+        mem.close()

@@ -224,7 +224,7 @@ class VectorStore:
         self.rebuilt: set[str] = set()
         self._tables = {name: self._open(name, model) for name in _TABLES}
         for name, table in self._tables.items():
-            self._ensure_scalar_indexes(name, table)
+            self._ensure_indexes(name, table)
         # The write-behind buffer (see _FLUSH_AFTER_S), guarded by _buffer_lock, which is never
         # held across a LanceDB call: a writer never waits for a flush in progress.
         self._buffer_lock = threading.Lock()
@@ -243,7 +243,16 @@ class VectorStore:
         schema = _arrow_schema(name, self._dim, model)
         rows = None
         if name in self._db.list_tables().tables:
-            table = self._db.open_table(name)
+            try:
+                table = self._db.open_table(name)
+            except Exception as err:
+                # A process killed while creating the table leaves a directory without a
+                # committed version (seen when a client killed a server mid-open). The index
+                # is rebuilt from the graph.
+                log.warning("LanceDB table %r cannot be opened (%s): rebuilding it", name, err)
+                self._db.drop_table(name)
+                self.rebuilt.add(name)
+                return self._db.create_table(name, schema=schema)
             found = json.loads((table.schema.metadata or {}).get(_META_KEY, b"{}"))
             wanted = json.loads(schema.metadata[_META_KEY])
             if found == wanted:
@@ -258,17 +267,16 @@ class VectorStore:
             # If the process dies before the new table is written, the next open finds none and
             # re-indexes from the graph.
             self._db.drop_table(name)
-        from lancedb.index import FTS
+        return self._db.create_table(name, data=rows, schema=schema)
 
-        table = self._db.create_table(name, data=rows, schema=schema)
-        table.create_index("text", config=FTS())
-        return table
-
-    def _ensure_scalar_indexes(self, name: str, table: Any) -> None:
-        """Create the scalar indexes the schema asks for that the table lacks (older stores)."""
+    def _ensure_indexes(self, name: str, table: Any) -> None:
+        """Create the indexes the table lacks: full text on ``text``, and the scalar indexes the
+        schema asks for (older stores, or a process killed between creating a table and these)."""
         import lancedb.index
 
         have = {column for index in table.list_indices() for column in index.columns}
+        if "text" not in have:
+            table.create_index("text", config=lancedb.index.FTS())
         for field in lance_table_spec(name)["fields"]:
             kind = field.get("index")
             if kind and field["name"] not in have:
