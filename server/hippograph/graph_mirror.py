@@ -81,9 +81,8 @@ class GraphMirror:
         """``claims``: each fact's ``claim_key``; ``sessions``: its session id, if any."""
         self._status.update(zip(ids, statuses, strict=True))
         self._created.update(zip(ids, created, strict=True))
-        for fid, status, key in zip(ids, statuses, claims, strict=True):
+        for fid, status, at, key, session in zip(ids, statuses, created, claims, sessions, strict=True):
             self._file_claim(fid, status, key)
-        for fid, at, session in zip(ids, created, sessions, strict=True):
             if session is not None:
                 self._file_turn(session, at, fid)
 

@@ -247,23 +247,21 @@ class VectorStore:
                 table = self._db.open_table(name)
             except Exception as err:
                 # A process killed while creating the table leaves a directory without a
-                # committed version (seen when a client killed a server mid-open). The index
-                # is rebuilt from the graph.
+                # committed version (seen when a client killed a server mid-open).
                 log.warning("LanceDB table %r cannot be opened (%s): rebuilding it", name, err)
-                self._db.drop_table(name)
                 self.rebuilt.add(name)
-                return self._db.create_table(name, schema=schema)
-            found = json.loads((table.schema.metadata or {}).get(_META_KEY, b"{}"))
-            wanted = json.loads(schema.metadata[_META_KEY])
-            if found == wanted:
-                return table
-            if (found.get("model"), found.get("dim")) == (model, self._dim):
-                # Same model, older layout: carry the rows over, cast, instead of re-embedding.
-                log.warning("LanceDB table %r: converting to schema version %s", name, wanted["version"])
-                rows = table.to_arrow().select(schema.names).cast(schema)
             else:
-                log.warning("LanceDB table %r was built for another schema or model: rebuilding it", name)
-                self.rebuilt.add(name)
+                found = json.loads((table.schema.metadata or {}).get(_META_KEY, b"{}"))
+                wanted = json.loads(schema.metadata[_META_KEY])
+                if found == wanted:
+                    return table
+                if (found.get("model"), found.get("dim")) == (model, self._dim):
+                    # Same model, older layout: carry the rows over, cast, instead of re-embedding.
+                    log.warning("LanceDB table %r: converting to schema version %s", name, wanted["version"])
+                    rows = table.to_arrow().select(schema.names).cast(schema)
+                else:
+                    log.warning("LanceDB table %r was built for another schema or model: rebuilding it", name)
+                    self.rebuilt.add(name)
             # If the process dies before the new table is written, the next open finds none and
             # re-indexes from the graph.
             self._db.drop_table(name)
