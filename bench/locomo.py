@@ -41,8 +41,8 @@ import numpy as np
 
 import hippograph
 from hippograph.config import DEFAULT_MODEL, Settings
-from hippograph.embed import FastEmbedder, assemble_default_model
-from hippograph.memory import Memory
+from hippograph.service.memory import Memory
+from hippograph.store.embed import FastEmbedder, assemble_default_model
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_DATA = REPO.parent / "shared" / "bench" / "locomo_dev.json"
@@ -334,7 +334,7 @@ def parse_variants(pairs: Sequence[str]) -> dict[str, Any]:
 
 def policy_class() -> type | None:
     try:
-        from hippograph.retrieval import RetrievalPolicy
+        from hippograph.retrieval.policy import RetrievalPolicy
     except ImportError:
         return None
     return RetrievalPolicy if dataclasses.is_dataclass(RetrievalPolicy) else None

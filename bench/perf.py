@@ -626,7 +626,7 @@ class CachedEmbedder:
 
 def open_memory(data_dir: Path, models_dir: Path, embedder: Any) -> Any:
     from hippograph.config import Settings
-    from hippograph.memory import Memory
+    from hippograph.service.memory import Memory
 
     options: dict[str, Any] = {"data_dir": data_dir, "models_dir": models_dir}
     if "maintenance_interval_s" in Settings.model_fields:
@@ -647,7 +647,7 @@ def table_vectors(table: Any) -> np.ndarray:
 
 def measure_floor(memory: Any, qs: Sequence[Query]) -> dict[str, Any]:
     """The floor, same process, same table: model alone, bare LanceDB, exact numpy top-k."""
-    from hippograph.vectors import Filter
+    from hippograph.store.vectors import Filter
 
     table = memory.vectors._tables["facts"]
     matrix = table_vectors(table)
@@ -830,12 +830,12 @@ def profile_paths(
     return out.getvalue(), summary
 
 
-_IMPORTS = "import hippograph.shared, hippograph.mcp_app, fastembed, lancedb"
+_IMPORTS = "import hippograph.sharing.shared, hippograph.mcp_app, fastembed, lancedb"
 _MODEL_ONLY = """
 import os, sys
 from pathlib import Path
 from hippograph.config import DEFAULT_MODEL
-from hippograph.embed import FastEmbedder
+from hippograph.store.embed import FastEmbedder
 FastEmbedder(DEFAULT_MODEL, Path(sys.argv[1])).embed(["one query"])
 print([int(l.split()[1]) // 1024 for l in open(f"/proc/{os.getpid()}/status") if l.startswith("VmHWM")][0])
 """
@@ -860,7 +860,7 @@ def isolated_costs(models_dir: Path) -> dict[str, Any]:
 
 def worker(args: argparse.Namespace) -> dict[str, Any]:
     from hippograph.config import DEFAULT_MODEL
-    from hippograph.embed import FastEmbedder
+    from hippograph.store.embed import FastEmbedder
 
     size = args.worker
     data_dir = args.work_dir / f"store-{size}"
@@ -1650,7 +1650,7 @@ def versions() -> dict[str, str]:
 
 
 def main_run(args: argparse.Namespace) -> int:
-    from hippograph.embed import assemble_default_model
+    from hippograph.store.embed import assemble_default_model
 
     started = time.perf_counter()
     args.out.mkdir(parents=True, exist_ok=True)

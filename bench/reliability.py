@@ -22,8 +22,8 @@ from pathlib import Path
 import anyio
 from tests.workloads import concurrent_processes, kill_rounds, verify
 
-from hippograph import secrets_scan
-from hippograph.embed import assemble_default_model
+from hippograph.store.embed import assemble_default_model
+from hippograph.text import secrets_scan
 
 ROOT = Path(__file__).resolve().parents[1]
 SECRETS = ROOT / "tests" / "data" / "secrets"

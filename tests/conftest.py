@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from hippograph.config import DEFAULT_MODEL, Settings
-from hippograph.embed import FastEmbedder, assemble_default_model
-from hippograph.memory import Memory
+from hippograph.service.memory import Memory
+from hippograph.store.embed import FastEmbedder, assemble_default_model
 
 
 @pytest.fixture

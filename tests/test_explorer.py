@@ -14,7 +14,7 @@ import pytest
 from starlette.testclient import TestClient
 
 from hippograph.explorer import LOOPBACK_HOSTS, build_app, hosts_for, static_dir, uvicorn_server
-from hippograph.memory import Memory
+from hippograph.service.memory import Memory
 
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = Path("/usr/bin/chromium")

@@ -18,9 +18,9 @@ from hypothesis import strategies as st
 from mcp import Client
 
 from hippograph.config import Settings
-from hippograph.embed import FastEmbedder
 from hippograph.mcp_app import build_server
-from hippograph.shared import SharedMemory
+from hippograph.sharing.shared import SharedMemory
+from hippograph.store.embed import FastEmbedder
 
 EXAMPLES = int(os.environ.get("HIPPOGRAPH_FUZZ_EXAMPLES", "150"))
 INJECTIONS = [

@@ -6,8 +6,8 @@ import dataclasses
 
 import pytest
 
-from hippograph.graph import FACT_EDGES
-from hippograph.memory import Memory
+from hippograph.domain.models import FACT_EDGES
+from hippograph.service.memory import Memory
 
 
 def _workload(memory: Memory) -> dict[str, str]:
@@ -176,7 +176,7 @@ def test_mirror_matches_the_stored_graph_after_a_batched_write(memory: Memory) -
 
 
 def test_related_entities_come_strongest_first_and_follow_new_links() -> None:
-    from hippograph.graph_mirror import GraphMirror
+    from hippograph.store.graph_mirror import GraphMirror
 
     mirror = GraphMirror()
     mirror.load_entities(["e_a", "e_b", "e_c"], ["A", "B", "C"])

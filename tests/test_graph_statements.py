@@ -3,7 +3,7 @@ prepares, so a server that prepared per call grew ~0.5 MB per remember without b
 
 from __future__ import annotations
 
-from hippograph.memory import Memory
+from hippograph.service.memory import Memory
 
 
 def test_remembering_more_prepares_no_new_statements(memory: Memory) -> None:

@@ -1,4 +1,10 @@
-"""Dependencies point one way: MCP wiring / CLI -> service -> stores, retrieval, lifecycle -> models."""
+"""Dependencies point one way, and the folders say which way:
+
+    cli / mcp_app / explorer  ->  sharing  ->  service  ->  retrieval  ->  store  ->  text  ->  domain
+                                                  api (the declared API) and config sit just above domain
+
+A module may import its own package and any package below it, never one above.
+"""
 
 from __future__ import annotations
 
@@ -7,28 +13,29 @@ from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1] / "server" / "hippograph"
 
-# module -> hippograph modules it must never import (directly).
-FORBIDDEN = {
-    "models": {"*"},
-    "errors": {"*"},
-    "lifecycle": {"*", "!models", "!errors"},
-    "secrets_scan": {"*", "!errors"},
-    "query_intent": {"*", "!errors", "!models"},
-    "validation": {"*", "!errors", "!models"},
-    "entity_index": {"*", "!models"},
-    "graph": {"memory", "mcp_app", "cli", "vectors", "retrieval"},
-    "vectors": {"memory", "mcp_app", "cli", "graph"},
-    "retrieval": {"memory", "mcp_app", "cli"},
-    "memory": {"mcp_app", "cli", "shared", "explorer", "transfer"},
-    "shared": {"mcp_app", "cli"},
-    "transfer": {"mcp_app", "cli", "shared"},
-    "explorer": {"mcp_app", "cli"},
-    "mcp_app": {"cli"},
+# Each unit of the package (a sub-package or a top-level module) and its layer: higher imports lower.
+LAYERS = {
+    "domain": 0,
+    "config": 1,
+    "text": 1,
+    "api": 2,
+    "store": 3,
+    "retrieval": 4,
+    "service": 5,
+    "sharing": 6,
+    "explorer": 7,
+    "mcp_app": 7,
+    "cli": 8,
+    "__main__": 9,
 }
-THIRD_PARTY_BANNED = {
-    "lifecycle": {"kuzu", "lancedb", "mcp", "pyarrow", "fastembed", "numpy"},
-    "models": {"kuzu", "lancedb", "mcp", "pyarrow", "fastembed"},
-}
+# Third-party engines each unit may touch: the stores own every database and the model.
+ENGINES = {"kuzu", "lancedb", "fastembed", "pyarrow", "onnxruntime"}
+ENGINE_OWNERS = {"store"}
+
+
+def _unit(path: Path) -> str:
+    relative = path.relative_to(PACKAGE)
+    return relative.parts[0] if len(relative.parts) > 1 else path.stem
 
 
 def _imports(path: Path) -> set[str]:
@@ -38,33 +45,57 @@ def _imports(path: Path) -> set[str]:
             found |= {alias.name for alias in node.names}
         elif isinstance(node, ast.ImportFrom) and node.module:
             found.add(node.module)
+            if node.module == "hippograph":
+                found |= {f"hippograph.{alias.name}" for alias in node.names}
     return found
+
+
+def _modules() -> list[Path]:
+    return [p for p in PACKAGE.rglob("*.py") if p.name != "__init__.py" or p.parent != PACKAGE]
+
+
+def test_every_unit_has_a_layer() -> None:
+    assert {_unit(p) for p in _modules()} <= set(LAYERS)
 
 
 def test_lower_layers_never_import_higher_ones() -> None:
     violations = []
-    for path in PACKAGE.glob("*.py"):
-        module = path.stem
-        rules = FORBIDDEN.get(module)
-        imported = _imports(path)
-        ours = {name.split(".")[1] for name in imported if name.startswith("hippograph.")}
-        if rules:
-            allowed = {r[1:] for r in rules if r.startswith("!")}
-            banned = ours - allowed if "*" in rules else ours & rules
-            violations += [f"{module} imports hippograph.{b}" for b in sorted(banned)]
-        for lib in THIRD_PARTY_BANNED.get(module, ()):
-            if any(name == lib or name.startswith(lib + ".") for name in imported):
-                violations.append(f"{module} imports {lib}")
+    for path in _modules():
+        unit = _unit(path)
+        for name in _imports(path):
+            parts = name.split(".")
+            if parts[0] != "hippograph" or len(parts) < 2 or parts[1] == "__version__":
+                continue
+            other = parts[1]
+            if other != unit and LAYERS.get(other, -1) >= LAYERS[unit]:
+                violations.append(f"{path.relative_to(PACKAGE)} imports hippograph.{other}")
     assert violations == []
 
 
-def test_cypher_lives_only_in_the_graph_adapter() -> None:
-    for path in PACKAGE.glob("*.py"):
-        if path.stem != "graph":
-            assert "import kuzu" not in path.read_text(), path.name
+def test_database_engines_and_the_model_appear_only_in_the_store() -> None:
+    violations = []
+    for path in _modules():
+        unit = _unit(path)
+        for name in _imports(path):
+            if name.split(".")[0] in ENGINES and unit not in ENGINE_OWNERS:
+                violations.append(f"{path.relative_to(PACKAGE)} imports {name}")
+    assert violations == []
 
 
-def test_lance_lives_only_in_the_vector_adapter() -> None:
-    for path in PACKAGE.glob("*.py"):
-        if path.stem != "vectors":
-            assert "import lancedb" not in path.read_text(), path.name
+def test_cypher_lives_only_in_the_kuzu_session_and_statements() -> None:
+    for path in _modules():
+        if "import kuzu" in path.read_text():
+            assert path.parent.name == "store", path
+
+
+def test_the_domain_and_text_import_no_database_mcp_or_numpy() -> None:
+    banned = ENGINES | {"mcp", "numpy", "starlette", "uvicorn", "httpx2"}
+    for path in _modules():
+        if _unit(path) in ("domain", "text"):
+            assert not {n.split(".")[0] for n in _imports(path)} & banned, path
+
+
+def test_the_mcp_sdk_appears_only_in_the_mcp_wiring() -> None:
+    for path in _modules():
+        if "mcp" in {n.split(".")[0] for n in _imports(path)}:
+            assert _unit(path) == "mcp_app", path

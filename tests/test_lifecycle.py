@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hippograph import lifecycle as lc
-from hippograph.errors import InvalidTransition
-from hippograph.models import Fact, FactKind, FactStatus, Provenance, Source, TtlPolicy
+from hippograph.domain import lifecycle as lc
+from hippograph.domain.errors import InvalidTransition
+from hippograph.domain.models import Fact, FactKind, FactStatus, Provenance, Source, TtlPolicy
 
 NOW = datetime(2026, 1, 1, tzinfo=UTC)
 DAY = timedelta(days=1)

@@ -11,9 +11,9 @@ import pytest
 from mcp import Client
 
 from hippograph.config import Settings
-from hippograph.embed import FastEmbedder
 from hippograph.mcp_app import build_server
-from hippograph.shared import SharedMemory
+from hippograph.sharing.shared import SharedMemory
+from hippograph.store.embed import FastEmbedder
 
 pytestmark = pytest.mark.anyio
 

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from hippograph.errors import InvalidInput
-from hippograph.query_intent import (
+from hippograph.domain.errors import InvalidInput
+from hippograph.text.query_intent import (
     STOPWORDS,
     Intent,
     QueryPlan,

@@ -12,13 +12,13 @@ from typing import Any
 import numpy as np
 import pytest
 
-from hippograph import memory as memory_module
 from hippograph.config import Settings
-from hippograph.embed import FastEmbedder
-from hippograph.errors import InvalidInput, SecretDetected
-from hippograph.memory import Memory
-from hippograph.models import RememberOut
-from hippograph.transfer import export
+from hippograph.domain.errors import InvalidInput, SecretDetected
+from hippograph.domain.models import RememberOut
+from hippograph.service import memory as memory_module
+from hippograph.service.memory import Memory
+from hippograph.service.transfer import export
+from hippograph.store.embed import FastEmbedder
 
 # Already stored when the batch arrives: the batch supersedes one and continues its session.
 BEFORE: list[dict[str, Any]] = [

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from hippograph.context import count_tokens
+from hippograph.text.narrative import count_tokens
 from tests.mcp_helpers import call, stdio_session
 
 pytestmark = pytest.mark.anyio

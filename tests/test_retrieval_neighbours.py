@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from hippograph.memory import Memory
+from hippograph.service.memory import Memory
 
 DISTRACTORS = [
     "The office coffee machine was replaced in spring",

@@ -17,10 +17,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from hippograph.config import Settings
-from hippograph.embed import FastEmbedder
-from hippograph.errors import SecretDetected
-from hippograph.memory import Memory
-from hippograph.secrets_scan import SecretFinding, describe, redact, scan
+from hippograph.domain.errors import SecretDetected
+from hippograph.service.memory import Memory
+from hippograph.store.embed import FastEmbedder
+from hippograph.text.secrets_scan import SecretFinding, describe, redact, scan
 
 DATA = Path(__file__).parent / "data" / "secrets"
 MAX_FALSE_POSITIVE_RATE = 0.01

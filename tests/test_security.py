@@ -10,7 +10,7 @@ import pytest
 from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 
-from hippograph.memory import Memory
+from hippograph.service.memory import Memory
 from tests.conftest import PYTHON, server_env
 from tests.mcp_helpers import _wait_for_port, call, free_port
 

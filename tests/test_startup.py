@@ -11,8 +11,8 @@ import kuzu
 import pytest
 
 from hippograph.config import Settings
-from hippograph.embed import FastEmbedder
-from hippograph.memory import Memory
+from hippograph.service.memory import Memory
+from hippograph.store.embed import FastEmbedder
 from tests.conftest import run_cli as _run_cli
 from tests.mcp_helpers import call_error, stdio_session
 
@@ -98,7 +98,7 @@ _CRASH_AFTER_GRAPH_COMMIT = """
 import os, sys
 from pathlib import Path
 from hippograph.config import Settings
-from hippograph.memory import Memory
+from hippograph.service.memory import Memory
 
 mem = Memory.open(Settings(data_dir=Path(sys.argv[1]), models_dir=Path(sys.argv[2])))
 out = mem.remember("The staging database password rotates every Friday at noon.")

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from hippograph.config import Settings
-from hippograph.embed import FastEmbedder
-from hippograph.errors import InvalidInput
-from hippograph.memory import Memory
-from hippograph.transfer import export, import_hippograph, import_mcp_memory
+from hippograph.domain.errors import InvalidInput
+from hippograph.service.memory import Memory
+from hippograph.service.transfer import export, import_hippograph, import_mcp_memory
+from hippograph.store.embed import FastEmbedder
 
 DATA = Path(__file__).parent / "data" / "transfer"
 
@@ -198,7 +198,7 @@ def test_a_file_without_the_header_is_refused_with_a_hint(other: Memory) -> None
 
 
 def test_a_fact_holding_a_secret_is_refused_before_anything_is_written(memory: Memory, other: Memory) -> None:
-    pytest.importorskip("hippograph.secrets_scan")
+    pytest.importorskip("hippograph.text.secrets_scan")
     memory.remember("the deploy user is called ci-bot")
     lines = _export(memory).splitlines()
     at = next(i for i, x in enumerate(lines) if '"type": "fact"' in x)
@@ -296,7 +296,7 @@ def test_mcp_memory_bad_line_is_refused_by_number(memory: Memory) -> None:
 
 
 def test_mcp_memory_observation_holding_a_secret_is_refused(memory: Memory) -> None:
-    pytest.importorskip("hippograph.secrets_scan")
+    pytest.importorskip("hippograph.text.secrets_scan")
     line = json.dumps(
         {"type": "entity", "name": "CI", "entityType": "tool", "observations": ["token ghp_" + "a1B2" * 9]}
     )

@@ -15,9 +15,9 @@ import pyarrow as pa
 import pytest
 
 from hippograph.config import Settings
-from hippograph.embed import FastEmbedder
-from hippograph.memory import Memory
-from hippograph.vectors import Filter, VectorStore
+from hippograph.service.memory import Memory
+from hippograph.store.embed import FastEmbedder
+from hippograph.store.vectors import Filter, VectorStore
 
 
 def test_vectors_are_stored_in_half_precision(memory: Memory) -> None:

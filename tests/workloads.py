@@ -19,7 +19,7 @@ from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 
 from hippograph.config import Settings
-from hippograph.memory import Memory
+from hippograph.service.memory import Memory
 from tests.conftest import PYTHON, server_env
 from tests.mcp_helpers import _wait_for_port, free_port, stdio_session
 

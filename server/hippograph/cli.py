@@ -18,10 +18,10 @@ from typing import TYPE_CHECKING, Any
 
 from hippograph import __version__
 from hippograph.config import Settings
-from hippograph.errors import HippographError, StoreError
+from hippograph.domain.errors import HippographError, StoreError
 
 if TYPE_CHECKING:
-    from hippograph.shared import SharedMemory
+    from hippograph.sharing.shared import SharedMemory
 
 log = logging.getLogger("hippograph")
 
@@ -102,7 +102,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_UNUSABLE
     _configure_logging(settings.log_level)
 
-    from hippograph.shared import SharedMemory  # deferred: loads the database engines
+    from hippograph.sharing.shared import SharedMemory  # deferred: loads the database engines
 
     if command == "serve":
         # Imported before the stores start opening in the background: both are CPU-bound
@@ -175,8 +175,8 @@ def _run_command(command: str, args: argparse.Namespace, memory: SharedMemory, s
             print("no results")
         return EXIT_OK
     if command == "maintain":
-        from hippograph.memory import utcnow
-        from hippograph.query_intent import parse_time_bound
+        from hippograph.service.memory import utcnow
+        from hippograph.text.query_intent import parse_time_bound
 
         now = parse_time_bound(args.now, utcnow(), end=False) if args.now else None
         with _working("maintenance: promotion, decay, expiry, cleanup"):

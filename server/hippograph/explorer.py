@@ -26,11 +26,11 @@ from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from hippograph import lifecycle as lc
 from hippograph.config import is_loopback
-from hippograph.errors import HippographError, InvalidInput, InvalidTransition, NotFound, StoreError
-from hippograph.memory import Memory
-from hippograph.models import Fact
+from hippograph.domain import lifecycle as lc
+from hippograph.domain.errors import HippographError, InvalidInput, InvalidTransition, NotFound, StoreError
+from hippograph.domain.models import Fact
+from hippograph.service.memory import Memory
 
 DEFAULT_PORT = 8766
 DEFAULT_GRAPH_LIMIT = 500

@@ -30,9 +30,17 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from hippograph import __version__
 from hippograph.config import Settings
-from hippograph.errors import HippographError
-from hippograph.models import CorrectOut, ExplainOut, FactOut, LinkOut, RecallOut, RememberOut, SearchOut
-from hippograph.shared import SharedMemory
+from hippograph.domain.errors import HippographError
+from hippograph.domain.models import (
+    CorrectOut,
+    ExplainOut,
+    FactOut,
+    LinkOut,
+    RecallOut,
+    RememberOut,
+    SearchOut,
+)
+from hippograph.sharing.shared import SharedMemory
 
 P = ParamSpec("P")
 R = TypeVar("R")

@@ -21,8 +21,8 @@ from datetime import datetime, timedelta
 from enum import StrEnum
 from types import MappingProxyType
 
-from hippograph.errors import InvalidTransition
-from hippograph.models import Fact, FactKind, FactStatus, Provenance, Source, TtlPolicy, name_key
+from hippograph.domain.errors import InvalidTransition
+from hippograph.domain.models import Fact, FactKind, FactStatus, Provenance, Source, TtlPolicy, name_key
 
 _SECONDS_PER_DAY = 86400.0
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-import math
 import os
 import threading
 import uuid
@@ -24,18 +23,18 @@ from typing import Any
 
 import numpy as np
 
-from hippograph import lifecycle as lc
-from hippograph import secrets_scan
-from hippograph import validation as check
-from hippograph.access_log import AccessLog
 from hippograph.config import Settings
-from hippograph.context import NarrativeFact, Profile, build_narrative, count_tokens
-from hippograph.embed import Embedder, FastEmbedder
-from hippograph.entity_index import EntityIndex, PendingEntities, visible_scopes
-from hippograph.errors import DataDirNotWritable, InvalidInput, InvalidTransition, NotFound, SecretDetected
-from hippograph.graph import GraphStore, Relation
-from hippograph.graph_mirror import ClaimKey, claim_key
-from hippograph.models import (
+from hippograph.domain import lifecycle as lc
+from hippograph.domain import validation as check
+from hippograph.domain.errors import (
+    DataDirNotWritable,
+    InvalidInput,
+    InvalidTransition,
+    NotFound,
+    SecretDetected,
+)
+from hippograph.domain.models import (
+    ACTIVE_STATUSES,
     CorrectOut,
     EdgeOut,
     Entity,
@@ -58,24 +57,26 @@ from hippograph.models import (
     Source,
     TtlPolicy,
 )
-from hippograph.query_intent import parse_event_time, parse_time_bound, plan
-from hippograph.retrieval import Candidate, Retriever
-from hippograph.vectors import Filter, VectorStore, fact_row
+from hippograph.retrieval.retriever import Retriever
+from hippograph.store.access_log import AccessLog
+from hippograph.store.embed import Embedder, FastEmbedder
+from hippograph.store.entity_index import EntityIndex, PendingEntities, visible_scopes
+from hippograph.store.graph import GraphStore, Relation
+from hippograph.store.graph_mirror import ClaimKey, claim_key
+from hippograph.store.vectors import Filter, VectorStore, fact_row
+from hippograph.text import secrets_scan
+from hippograph.text.narrative import NarrativeFact, Profile, build_narrative, count_tokens
+from hippograph.text.query_intent import parse_event_time, parse_time_bound, plan
 
 log = logging.getLogger(__name__)
 
 Clock = Callable[[], datetime]
-ACTIVE = (FactStatus.STAGED.value, FactStatus.CONFIRMED.value)
-ALL_STATUSES = tuple(s.value for s in FactStatus)
 _CONTEXT_CHARS = 400
 _APPLIED_SEQ = "access_applied_seq"
 # Written at a clean close: the LanceDB table versions that agree with the graph. At open,
 # equal versions mean nothing can differ and the full reconcile (~2 s at 100k facts) is
 # skipped; the marker is cleared at once, so after a crash the next open reconciles.
 _VECTORS_IN_SYNC = "vectors_in_sync_with"
-# How many fused candidates per requested result get lifecycle-scored (see search).
-_POOL_PER_RESULT = 3
-_MIN_POOL = 30
 _LAST_MAINTENANCE = "last_maintenance"
 # remember's arguments: what each item of remember_many may hold.
 _REMEMBER_FIELDS = (
@@ -200,7 +201,7 @@ class Memory:
         self.clock = clock
         self.policy = lifecycle_policy(settings)
         self.entities = EntityIndex(graph.all_entities())
-        self.retriever = Retriever(graph, vectors, self.entities)
+        self.retriever = Retriever(graph, vectors, self.entities, self.policy)
         self._write_lock = threading.RLock()
         # session id -> (id, content) of its latest fact (None: it has none yet): NEXT links and
         # episode context.
@@ -821,29 +822,16 @@ class Memory:
             raise InvalidInput("after must be earlier than before: swap them or widen the range")
         query_plan = plan(query, now)
         vector = self.embedder.embed([query])[0]
-        candidates, notes = self.retriever.retrieve(query, vector, where, count, query_plan)
-        # Lifecycle weighting reorders the head of the fused list, not its tail: only the
-        # head is read from the graph (reading ~200 scattered facts cost ~70 ms at 100k).
-        if moment is None:
-            candidates = candidates[: max(count * _POOL_PER_RESULT, _MIN_POOL)]
-        facts = self.graph.get_facts([c.id for c in candidates])
-        if moment is not None:
-            facts = {fid: f for fid, f in facts.items() if _believed_at(f, moment)}
-        scored = sorted(
-            ((self._final_score(c, facts[c.id], now, query_plan), c) for c in candidates if c.id in facts),
-            key=lambda pair: (-pair[0][0], pair[1].id),
-        )[:count]
-        names = self.graph.entity_names_for([c.id for _, c in scored])
-        results = []
-        for (score, detail), candidate in scored:
-            reasons = {**candidate.channels, **detail}
-            results.append(
-                SearchHit(
-                    **self._fact_out(facts[candidate.id], names.get(candidate.id, [])).model_dump(),
-                    score=round(score, 6),
-                    reasons=reasons,
-                )
+        ranked, notes = self.retriever.search(query, vector, where, count, query_plan, now=now, as_of=moment)
+        names = self.graph.entity_names_for([r.fact.id for r in ranked])
+        results = [
+            SearchHit(
+                **self._fact_out(r.fact, names.get(r.fact.id, [])).model_dump(),
+                score=round(r.score, 6),
+                reasons=r.reasons,
             )
+            for r in ranked
+        ]
         if record and results:
             self.accesses.append([r.id for r in results], now)
         return SearchOut(query=query, results=results, notes=notes)
@@ -892,7 +880,7 @@ class Memory:
 
     def _statuses(self, status: str | Sequence[str] | None, *, history: bool) -> tuple[str, ...] | None:
         if status is None or status == [] or status == "":
-            return None if history else ACTIVE
+            return None if history else ACTIVE_STATUSES
         values = [status] if isinstance(status, str) else list(status)
         return tuple(check.choice(v, FactStatus, "status", FactStatus.STAGED).value for v in values)
 
@@ -910,24 +898,6 @@ class Memory:
         if found is None:
             raise NotFound(f"no entity is called {entity!r} in this scope: search without the entity filter")
         return [found.id]
-
-    def _final_score(
-        self, candidate: Candidate, fact: Fact, now: datetime, query_plan: Any
-    ) -> tuple[float, dict[str, Any]]:
-        rel = lc.relevance(fact, now, self.policy)
-        status_w = lc.status_weight(fact.status, self.policy)
-        score = candidate.fused * status_w * math.sqrt(max(rel.value, 0.0))
-        detail: dict[str, Any] = {"fused": round(candidate.fused, 6), "relevance": round(rel.value, 4)}
-        detail["status_weight"] = status_w
-        if query_plan.time_phrase and (query_plan.after or query_plan.before):
-            moment = fact.event_time or fact.created_at
-            inside = (query_plan.after is None or moment >= query_plan.after) and (
-                query_plan.before is None or moment < query_plan.before
-            )
-            p = self.retriever.policy
-            score *= p.time_match_boost if inside else p.time_miss_factor
-            detail["time"] = {"phrase": query_plan.time_phrase, "inside": inside}
-        return score, detail
 
     # ------------------------------------------------------------ accesses & maintenance
 
@@ -1161,11 +1131,6 @@ class Memory:
             valid_until=iso(fact.valid_until),
             session_id=fact.session_id,
         )
-
-
-def _believed_at(fact: Fact, moment: datetime) -> bool:
-    """Was this fact part of what memory held at ``moment``?"""
-    return fact.created_at <= moment and (fact.valid_until is None or fact.valid_until > moment)
 
 
 def _why(reasons: dict[str, Any]) -> str:

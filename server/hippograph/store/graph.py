@@ -21,25 +21,29 @@ from typing import Any, NamedTuple
 
 import kuzu
 
-from hippograph.errors import SchemaTooNew, StoreError
-from hippograph.graph_mirror import ClaimKey, EdgeRow, GraphMirror, claim_key
-from hippograph.models import Entity, Fact, FactKind, FactStatus, Provenance, Source, TtlPolicy, name_key
-from hippograph.schema import graph_schema_version, kuzu_migrations
+from hippograph.domain.errors import SchemaTooNew, StoreError
+from hippograph.domain.models import (
+    ACTIVE_STATUSES,
+    EDGE_PROPS,
+    FACT_EDGES,
+    Entity,
+    Fact,
+    FactKind,
+    FactStatus,
+    Provenance,
+    Source,
+    TtlPolicy,
+    name_key,
+)
+from hippograph.store.graph_mirror import ClaimKey, EdgeRow, GraphMirror, claim_key
+from hippograph.store.schema import graph_schema_version, kuzu_migrations
 
 log = logging.getLogger(__name__)
 
 _PARAM = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
 
 # Fact-to-fact edge tables and the properties each carries besides created_at.
-FACT_EDGES = ("SUPERSEDES", "CONTRADICTS", "DERIVED_FROM", "RELATES_TO", "CAUSES", "NEXT")
-_FACT_EDGE_PROPS: Mapping[str, tuple[str, ...]] = {
-    "SUPERSEDES": ("reason",),
-    "CONTRADICTS": (),
-    "DERIVED_FROM": ("weight",),
-    "RELATES_TO": ("relation", "weight"),
-    "CAUSES": ("weight",),
-    "NEXT": (),
-}
+_FACT_EDGE_PROPS: Mapping[str, tuple[str, ...]] = {edge: tuple(EDGE_PROPS[edge]) for edge in FACT_EDGES}
 
 _FACT_COLUMNS = (
     "id content kind status confidence source provenance scope created_at valid_from valid_until "
@@ -737,7 +741,9 @@ class GraphStore:
             return self._mirror.entity_names_for(fact_ids)
 
     def active_facts(self) -> Iterator[Fact]:
-        for row in self._run("MATCH (f:Fact) WHERE f.status IN ['staged', 'confirmed'] RETURN f"):
+        for row in self._run(
+            "MATCH (f:Fact) WHERE f.status IN $active RETURN f", {"active": list(ACTIVE_STATUSES)}
+        ):
             yield _fact_from_row(row["f"])
 
     def has_edge(self, edge: str, src: str, dst: str) -> bool:

@@ -23,7 +23,7 @@ from typing import Protocol
 import numpy as np
 
 from hippograph.config import DEFAULT_MODEL
-from hippograph.errors import ModelUnavailable
+from hippograph.domain.errors import ModelUnavailable
 
 log = logging.getLogger(__name__)
 

@@ -27,16 +27,28 @@ from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any, TextIO, TypeVar
 
-from hippograph import lifecycle as lc
-from hippograph import validation as check
-from hippograph.entity_index import EntityIndex
-from hippograph.errors import InvalidInput
-from hippograph.graph import FACT_EDGES, EdgeRow, Relation
-from hippograph.memory import Memory, iso
-from hippograph.models import Entity, Fact, FactKind, FactStatus, Provenance, Source, TtlPolicy, name_key
+from hippograph.domain import lifecycle as lc
+from hippograph.domain import validation as check
+from hippograph.domain.errors import InvalidInput
+from hippograph.domain.models import (
+    EDGE_PROPS,
+    FACT_EDGES,
+    EdgeType,
+    Entity,
+    Fact,
+    FactKind,
+    FactStatus,
+    Provenance,
+    Source,
+    TtlPolicy,
+    name_key,
+)
+from hippograph.service.memory import Memory, iso
+from hippograph.store.entity_index import EntityIndex
+from hippograph.store.graph import EdgeRow, Relation
 
 try:  # the scanner may be missing from a build; then imports go unscanned, as remember would
-    from hippograph import secrets_scan as _secrets
+    from hippograph.text import secrets_scan as _secrets
 except ImportError:  # pragma: no cover - depends on the build
     _secrets = None  # type: ignore[assignment]
 
@@ -47,19 +59,6 @@ _SHOWN_ERRORS = 5
 Progress = Callable[[int], None]
 T = TypeVar("T")
 
-# Properties each edge type may carry in the file, besides created_at on the timed ones. Mirrors
-# graph_schema/kuzu: if the schema grows and this does not, the round-trip test fails.
-_EDGE_PROPS: dict[str, dict[str, type]] = {
-    "SUPERSEDES": {"reason": str},
-    "CONTRADICTS": {},
-    "DERIVED_FROM": {"weight": float},
-    "RELATES_TO": {"relation": str, "weight": float},
-    "CAUSES": {"weight": float},
-    "NEXT": {},
-    "ABOUT": {"role": str},
-    "RELATES": {"predicate": str, "weight": float, "fact_id": str},
-    "HAS_TAG": {},
-}
 _TIMED_EDGES = {*FACT_EDGES, "RELATES"}
 _ROLES = ("subject", "object", "mention")
 
@@ -120,7 +119,7 @@ def _json_value(value: Any) -> Any:
 def _edge_record(edge: EdgeRow) -> tuple[tuple[int, str, str, str], str]:
     props = {k: _json_value(v) for k, v in sorted(edge.props.items())}
     record = {"type": "edge", "edge": edge.type, "from": edge.src, "to": edge.dst, "props": props}
-    order = list(_EDGE_PROPS).index(edge.type) if edge.type in _EDGE_PROPS else len(_EDGE_PROPS)
+    order = list(EDGE_PROPS).index(EdgeType(edge.type)) if edge.type in EDGE_PROPS else len(EDGE_PROPS)
     line = json.dumps(record, ensure_ascii=False)
     return (order, edge.src, edge.dst, line), line
 
@@ -351,9 +350,9 @@ def _decode_edge(record: dict[str, Any]) -> _Edge:
     spec: dict[str, Convert] = {"edge": _text, "from": _text, "to": _text, "props": lambda v, f: v}
     fields = _decode(record, spec, ("edge", "from", "to"))
     edge = fields["edge"]
-    allowed = _EDGE_PROPS.get(edge)
+    allowed = EDGE_PROPS.get(edge)
     if allowed is None:
-        raise _Bad(f"edge {edge!r:.60} is not known: use one of {', '.join(_EDGE_PROPS)}")
+        raise _Bad(f"edge {edge!r:.60} is not known: use one of {', '.join(EDGE_PROPS)}")
     src = _id("e" if edge == "RELATES" else "f")(fields["from"], "from")
     dst = fields["to"] if edge == "HAS_TAG" else _id("f" if edge in FACT_EDGES else "e")(fields["to"], "to")
     raw = fields.get("props", {})

@@ -11,7 +11,7 @@ import re
 import threading
 from collections.abc import Iterable
 
-from hippograph.models import GLOBAL_SCOPE, Entity, name_key
+from hippograph.domain.models import GLOBAL_SCOPE, Entity, name_key
 
 _WORD = re.compile(r"\w+")
 _MAX_NGRAM = 5

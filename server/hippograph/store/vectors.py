@@ -23,8 +23,8 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from hippograph.models import Fact
-from hippograph.schema import lance_table_spec
+from hippograph.domain.models import Fact
+from hippograph.store.schema import lance_table_spec
 
 log = logging.getLogger(__name__)
 

@@ -27,7 +27,7 @@ def _schema_root() -> Traversable:
     if packaged.is_dir():
         return packaged
     # Running from a source checkout (editable install): the top-level graph_schema/.
-    source = Path(__file__).resolve().parents[2] / "graph_schema"
+    source = Path(__file__).resolve().parents[3] / "graph_schema"
     if source.is_dir():
         return source
     raise FileNotFoundError("graph_schema/ is missing from this installation: reinstall hippograph")

@@ -34,7 +34,50 @@ class FactStatus(StrEnum):
 
     @property
     def is_active(self) -> bool:
-        return self in (FactStatus.STAGED, FactStatus.CONFIRMED)
+        return self.value in ACTIVE_STATUSES
+
+
+# What memory currently believes: the statuses search shows by default and the lifecycle maintains.
+ACTIVE_STATUSES: tuple[str, ...] = (FactStatus.STAGED.value, FactStatus.CONFIRMED.value)
+ALL_STATUSES: tuple[str, ...] = tuple(s.value for s in FactStatus)
+
+
+class EdgeType(StrEnum):
+    """Every edge table of the graph (graph_schema/kuzu)."""
+
+    # fact -> fact
+    SUPERSEDES = "SUPERSEDES"
+    CONTRADICTS = "CONTRADICTS"
+    DERIVED_FROM = "DERIVED_FROM"
+    RELATES_TO = "RELATES_TO"
+    CAUSES = "CAUSES"
+    NEXT = "NEXT"
+    # fact -> entity, entity -> entity, fact -> tag
+    ABOUT = "ABOUT"
+    RELATES = "RELATES"
+    HAS_TAG = "HAS_TAG"
+
+
+FACT_EDGES: tuple[EdgeType, ...] = (
+    EdgeType.SUPERSEDES,
+    EdgeType.CONTRADICTS,
+    EdgeType.DERIVED_FROM,
+    EdgeType.RELATES_TO,
+    EdgeType.CAUSES,
+    EdgeType.NEXT,
+)
+# Properties each edge type carries besides created_at (the schema's, in one place).
+EDGE_PROPS: dict[EdgeType, dict[str, type]] = {
+    EdgeType.SUPERSEDES: {"reason": str},
+    EdgeType.CONTRADICTS: {},
+    EdgeType.DERIVED_FROM: {"weight": float},
+    EdgeType.RELATES_TO: {"relation": str, "weight": float},
+    EdgeType.CAUSES: {"weight": float},
+    EdgeType.NEXT: {},
+    EdgeType.ABOUT: {"role": str},
+    EdgeType.RELATES: {"predicate": str, "weight": float, "fact_id": str},
+    EdgeType.HAS_TAG: {},
+}
 
 
 class Source(StrEnum):

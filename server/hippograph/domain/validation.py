@@ -12,8 +12,8 @@ from collections.abc import Sequence
 from enum import StrEnum
 from typing import TypeVar
 
-from hippograph.errors import InvalidInput
-from hippograph.models import GLOBAL_SCOPE
+from hippograph.domain.errors import InvalidInput
+from hippograph.domain.models import GLOBAL_SCOPE
 
 E = TypeVar("E", bound=StrEnum)
 

@@ -18,6 +18,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any, NamedTuple
 
+from hippograph.domain.models import ACTIVE_STATUSES
+
 
 class EdgeRow(NamedTuple):
     """A typed edge as stored (fact-fact, ABOUT, RELATES, HAS_TAG): for explain, export, the walk.
@@ -34,7 +36,7 @@ class EdgeRow(NamedTuple):
 
 ClaimKey = tuple[str, str, str]  # (subject casefolded, predicate casefolded, scope)
 
-_ACTIVE = frozenset(("staged", "confirmed"))
+_ACTIVE = frozenset(ACTIVE_STATUSES)
 
 
 def claim_key(subject: str | None, predicate: str | None, scope: str) -> ClaimKey | None:

@@ -40,12 +40,10 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 from tenacity import Retrying, retry_if_exception_type, stop_after_delay, wait_exponential
 
-from hippograph import errors, transfer
 from hippograph.config import Settings
-from hippograph.embed import Embedder
-from hippograph.errors import HippographError, InvalidInput, StoreError
-from hippograph.memory import Memory, _check_writable
-from hippograph.models import (
+from hippograph.domain import errors
+from hippograph.domain.errors import HippographError, InvalidInput, StoreError
+from hippograph.domain.models import (
     CorrectOut,
     ExplainOut,
     FactOut,
@@ -55,6 +53,9 @@ from hippograph.models import (
     RememberOut,
     SearchOut,
 )
+from hippograph.service import transfer
+from hippograph.service.memory import Memory, _check_writable
+from hippograph.store.embed import Embedder
 
 log = logging.getLogger(__name__)
 

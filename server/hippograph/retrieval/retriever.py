@@ -17,122 +17,24 @@ from __future__ import annotations
 import logging
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
+from datetime import datetime
 from typing import Any
 
 import numpy as np
 
-from hippograph.entity_index import EntityIndex
-from hippograph.graph import FACT_EDGES, EdgeRow, GraphStore
-from hippograph.models import Entity
-from hippograph.query_intent import Intent, QueryPlan, content_words
-from hippograph.vectors import Filter, Hit, VectorStore, fact_row
+from hippograph.domain import lifecycle as lc
+from hippograph.domain.models import ACTIVE_STATUSES, FACT_EDGES, Entity
+from hippograph.retrieval import ranking
+from hippograph.retrieval.fusion import Candidate, fuse
+from hippograph.retrieval.policy import RetrievalPolicy
+from hippograph.retrieval.ranking import Ranked
+from hippograph.store.entity_index import EntityIndex
+from hippograph.store.graph import EdgeRow, GraphStore
+from hippograph.store.vectors import Filter, Hit, VectorStore, fact_row
+from hippograph.text.query_intent import Intent, QueryPlan, content_words
 
 log = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True)
-class RetrievalPolicy:
-    rrf_k: int = 60
-    # Plain RRF (0) ignores how far apart scores are, so a strong keyword match and a weak
-    # one a rank lower tie. Each hit's share is scaled by (score / best score in its channel)
-    # to this power; ranks still break ties between equal scores.
-    score_power: float = 1.0
-    # LoCoMo dev, 2 conversations, search R@10 / NDCG@10 (score-aware fusion): fts 1.0 ->
-    # 0.666 / 0.467, 1.5 -> 0.715 / 0.501, 2.0 -> 0.759 / 0.540, 3.0 -> 0.757 / 0.542; with
-    # fts 2.0, entity 1.2 -> 0.732 / 0.513, entity 0.5 -> 0.772 / 0.540. Entity 0.25 since
-    # anchor_bonus (see there).
-    channel_weights: Mapping[str, float] = field(
-        default_factory=lambda: {"vector": 1.0, "fts": 2.0, "entity": 0.25, "graph": 0.8}
-    )
-    # How many candidates each channel contributes, as a multiple of the caller's limit.
-    fanout: int = 4
-    min_candidates: int = 30
-    graph: bool = True
-    entity_channel: bool = True
-    # The entity channel ranks the facts about the query's anchor entities by vector
-    # similarity. It takes them from the vector channel's top k * entity_pool; 0 runs a
-    # query of its own (a LanceDB prefilter on entity_ids), which cost ~9-11 ms at 100k facts
-    # against ~2 ms for the wider top. LoCoMo dev, 2 conversations, search R@10 / NDCG@10 /
-    # cat1: 0.785 / 0.567 / 0.370 either way.
-    entity_pool: int = 3
-    seeds: int = 5
-    depth: int = 2
-    complex_depth: int = 3
-    hop_decay: float = 0.7
-    edge_weights: Mapping[str, float] = field(
-        default_factory=lambda: {
-            "NEXT": 0.8,
-            "CAUSES": 0.9,
-            "DERIVED_FROM": 0.8,
-            "SUPERSEDES": 0.9,
-            "RELATES_TO": 1.0,
-            "CONTRADICTS": 0.6,
-            "ABOUT": 0.6,
-            "RELATES": 0.6,
-            "HAS_TAG": 0.8,
-        }
-    )
-    # Intent routing: edges that matter more for a kind of question.
-    intent_edge_boost: Mapping[str, Mapping[str, float]] = field(
-        default_factory=lambda: {
-            Intent.WHY: {"CAUSES": 1.5, "DERIVED_FROM": 1.5},
-            Intent.WHEN: {"NEXT": 1.3},
-        }
-    )
-    intent_channel_boost: Mapping[str, Mapping[str, float]] = field(
-        default_factory=lambda: {Intent.WHO: {"entity": 1.4}, Intent.WHAT: {"entity": 1.2}}
-    )
-    max_fanout_per_node: int = 12
-    # An entity passes activation to its facts scaled by its specificity, an IDF:
-    # ln(1 + N / (1 + mentions)) / ln(1 + N). A hub (a speaker in every other fact) says
-    # little about which of its facts matter, so below ``hub_min_idf`` it is not walked at
-    # all (which also keeps the walk fast on large stores).
-    hub_min_idf: float = 0.3
-    max_expanded: int = 150
-    entity_min_similarity: float = 0.62
-    entity_vector_anchors: int = 2
-    # Facts inside a time phrase of the query ("in May 2023") rank higher; outside, lower.
-    time_match_boost: float = 1.3
-    time_miss_factor: float = 0.7
-    # A turn is indexed with the turn before it, so a match often stands for its predecessor
-    # (the question it answers, or the statement it reacts to); less often the answer is the
-    # reply after it. Each of the ``neighbour_top`` best candidates passes these shares of its
-    # fused score to its NEXT predecessor / successor (in-memory edges, well under 1 ms).
-    # LoCoMo dev search R@10 / NDCG@10 / cat1 R@10, 2 conversations: off 0.772 / 0.540 / 0.346,
-    # prev 0.3 0.774 / 0.561 / 0.366, next 0.3 0.750 / 0.480 / 0.321, prev 0.3 + next 0.1
-    # 0.783 / 0.565 / 0.370; full dev set: off 0.734 / 0.525 / 0.392, prev 0.3 + next 0.1
-    # 0.763 / 0.552 / 0.424.
-    prev_share: float = 0.3
-    next_share: float = 0.1
-    neighbour_top: int = 20  # 10 before anchor_bonus (see there)
-    # Pseudo-relevance feedback (off): words shared by at least two of the ``prf_docs`` best
-    # fused candidates, not in the query, extend the keyword query, run again as channel "prf".
-    # Full dev set with neighbour sharing: 4 terms 0.758 / 0.550 / 0.424 against 0.763 / 0.552 /
-    # 0.424 without, for one more FTS query (~+10 ms p50).
-    prf_terms: int = 0
-    prf_docs: int = 5
-    # Candidates found by both the vector and the keyword channel gain this factor (off: 0.3
-    # cost 2 conversations 0.772 / 0.540 -> 0.744 / 0.521).
-    agreement_bonus: float = 0.0
-    # Candidates about an entity the query names gain this factor: "what does Maya like" is
-    # about Maya, and a fact that only addresses her by name, or shares the question's other
-    # words, is less likely what is asked for. LoCoMo dev, all 5 conversations, search R@10 /
-    # NDCG@10 / cat1 (kept stores, no access recording): off 0.760 / 0.551 / 0.422; 0.5 0.768 /
-    # 0.581 / 0.428; 1.0 0.771 / 0.583 / 0.431; 2.0 0.769 / 0.583 / 0.439. With 1.0 the entity
-    # channel matters less: its weight 0.5 -> 0.25 0.778 / 0.593 / 0.446 (0.0: 0.777 / 0.593 /
-    # 0.438), and neighbour_top 10 -> 20 0.782 / 0.594 / 0.450. Measured and not kept:
-    # dropping anchor names from the keyword query (no change: a speaker's name is in half the
-    # turns, so BM25 gives it little weight anyway), and a per-session diversity factor (0.85:
-    # 0.731 / 0.536 / 0.420, worse everywhere).
-    anchor_bonus: float = 1.0
-
-
-@dataclass
-class Candidate:
-    id: str
-    fused: float = 0.0
-    channels: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -144,33 +46,19 @@ class Activation:
     via_entity: str | None = None
 
 
-def fuse(
-    ranked: Mapping[str, Sequence[Hit]], weights: Mapping[str, float], k: int, score_power: float = 0.0
-) -> dict[str, Candidate]:
-    """Weighted RRF: sum over channels of weight / (k + rank) x (score / best) ** score_power."""
-    by_id: dict[str, Candidate] = {}
-    for channel, hits in ranked.items():
-        weight = weights.get(channel, 1.0)
-        best = max((hit.score for hit in hits), default=0.0)
-        for hit in hits:
-            share = max(hit.score, 0.0) / best if best > 0 else 1.0
-            candidate = by_id.setdefault(hit.id, Candidate(hit.id))
-            candidate.fused += weight / (k + hit.rank) * share**score_power
-            candidate.channels[channel] = {"rank": hit.rank, "score": round(hit.score, 6)}
-    return by_id
-
-
 class Retriever:
     def __init__(
         self,
         graph: GraphStore,
         vectors: VectorStore,
         entities: EntityIndex,
+        lifecycle: lc.LifecyclePolicy,
         policy: RetrievalPolicy | None = None,
     ) -> None:
         self._graph = graph
         self._vectors = vectors
         self._entities = entities
+        self._lifecycle = lifecycle
         self.policy = policy or RetrievalPolicy()
 
     def close(self) -> None:
@@ -200,6 +88,33 @@ class Retriever:
         return list(found.values())
 
     # ------------------------------------------------------------ the pipeline
+
+    def search(
+        self,
+        query: str,
+        vector: np.ndarray,
+        where: Filter,
+        limit: int,
+        plan: QueryPlan,
+        *,
+        now: datetime,
+        as_of: datetime | None = None,
+    ) -> tuple[list[Ranked], list[str]]:
+        """The ``limit`` best facts for a query, ranked, and notes for the caller."""
+        candidates, notes = self.retrieve(query, vector, where, limit, plan)
+        pooled = ranking.pool(candidates, limit, as_of=as_of)
+        facts = self._graph.get_facts([c.id for c in pooled])
+        ranked = ranking.rank(
+            pooled,
+            facts,
+            limit=limit,
+            now=now,
+            plan=plan,
+            lifecycle=self._lifecycle,
+            policy=self.policy,
+            as_of=as_of,
+        )
+        return ranked, notes
 
     def retrieve(
         self, query: str, vector: np.ndarray, where: Filter, limit: int, plan: QueryPlan
@@ -416,7 +331,7 @@ class Retriever:
                 name = entity.name if entity else None
                 second = runner_up.get(eid)
                 for fid in self._graph.facts_about(
-                    eid, limit=p.max_fanout_per_node, statuses=("staged", "confirmed")
+                    eid, limit=p.max_fanout_per_node, statuses=ACTIVE_STATUSES
                 ):
                     via = second if fid == act.from_id and second is not None else act
                     value = via.value * specific[eid] * weights["ABOUT"] * p.hop_decay

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from enum import StrEnum
 
-from hippograph.errors import InvalidInput
+from hippograph.domain.errors import InvalidInput
 
 __all__ = [
     "STOPWORDS",

@@ -1,0 +1,1 @@
+"""The vocabulary: facts, entities, edges and statuses; the pure lifecycle; input checks."""

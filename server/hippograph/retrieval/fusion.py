@@ -1,0 +1,32 @@
+"""Fusion: the channels' ranked lists become one score per fact (score-aware weighted RRF)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from hippograph.store.vectors import Hit
+
+
+@dataclass
+class Candidate:
+    id: str
+    fused: float = 0.0
+    channels: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+
+def fuse(
+    ranked: Mapping[str, Sequence[Hit]], weights: Mapping[str, float], k: int, score_power: float = 0.0
+) -> dict[str, Candidate]:
+    """Weighted RRF: sum over channels of weight / (k + rank) x (score / best) ** score_power."""
+    by_id: dict[str, Candidate] = {}
+    for channel, hits in ranked.items():
+        weight = weights.get(channel, 1.0)
+        best = max((hit.score for hit in hits), default=0.0)
+        for hit in hits:
+            share = max(hit.score, 0.0) / best if best > 0 else 1.0
+            candidate = by_id.setdefault(hit.id, Candidate(hit.id))
+            candidate.fused += weight / (k + hit.rank) * share**score_power
+            candidate.channels[channel] = {"rank": hit.rank, "score": round(hit.score, 6)}
+    return by_id

@@ -1,0 +1,1 @@
+"""The service: one open memory, its writes, curation, reads, upkeep and transfer."""

@@ -1,0 +1,1 @@
+"""Text without stores: query intent and time phrases, the secrets scan, the recall narrative."""
