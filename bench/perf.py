@@ -830,7 +830,7 @@ def profile_paths(
     return out.getvalue(), summary
 
 
-_IMPORTS = "import hippograph.sharing.shared, hippograph.mcp_app, fastembed, lancedb"
+_IMPORTS = "import hippograph.sharing.proxy, hippograph.mcp_app, fastembed, lancedb"
 _MODEL_ONLY = """
 import os, sys
 from pathlib import Path

@@ -17,9 +17,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from mcp import Client
 
+from hippograph.api import OPERATIONS
 from hippograph.config import Settings
 from hippograph.mcp_app import build_server
-from hippograph.sharing.shared import SharedMemory
+from hippograph.sharing.proxy import SharedMemory
 from hippograph.store.embed import FastEmbedder
 
 EXAMPLES = int(os.environ.get("HIPPOGRAPH_FUZZ_EXAMPLES", "150"))
@@ -44,17 +45,8 @@ junk = st.one_of(
     st.lists(st.text(max_size=10), max_size=40),
     st.dictionaries(st.text(max_size=5), st.integers(), max_size=3),
 )
-FIELDS = {
-    "remember": ["content", "kind", "tags", "entities", "subject", "predicate", "object", "confidence",
-                 "source", "scope", "event_time", "session_id", "ttl"],
-    "search": ["query", "limit", "kind", "entity", "tags", "status", "after", "before", "scope", "as_of"],
-    "recall": ["context", "budget_tokens", "scope"],
-    "correct": ["content", "fact_id", "query"],
-    "confirm": ["fact_id"],
-    "forget": ["fact_id", "reason"],
-    "explain": ["fact_id"],
-    "link": ["from_id", "to_id", "relation", "weight"],
-}  # fmt: skip
+# Every tool and every parameter it shows clients, from the one declaration of the API.
+FIELDS = {op.name: list(op.tool_signature.parameters) for op in OPERATIONS.values() if op.tool}
 calls = st.sampled_from(sorted(FIELDS)).flatmap(
     lambda tool: st.tuples(
         st.just(tool), st.dictionaries(st.sampled_from(FIELDS[tool]), junk, max_size=len(FIELDS[tool]))

@@ -15,10 +15,9 @@ from hippograph.text.query_intent import (
     Intent,
     QueryPlan,
     content_words,
-    parse_event_time,
-    parse_time_bound,
     plan,
 )
+from hippograph.text.time_phrases import parse_event_time, parse_time_bound
 
 NOW = datetime(2026, 3, 18, 15, 0, tzinfo=UTC)  # a Wednesday
 

@@ -16,7 +16,7 @@ from mcp import Client
 
 from hippograph.config import Settings
 from hippograph.mcp_app import build_server
-from hippograph.sharing.shared import SharedMemory
+from hippograph.sharing.proxy import SharedMemory
 from hippograph.store.embed import FastEmbedder
 
 pytestmark = pytest.mark.anyio

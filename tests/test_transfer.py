@@ -11,8 +11,9 @@ import pytest
 
 from hippograph.config import Settings
 from hippograph.domain.errors import InvalidInput
+from hippograph.service.import_mcp import import_mcp_memory
 from hippograph.service.memory import Memory
-from hippograph.service.transfer import export, import_hippograph, import_mcp_memory
+from hippograph.service.transfer import export, import_hippograph
 from hippograph.store.embed import FastEmbedder
 
 DATA = Path(__file__).parent / "data" / "transfer"
@@ -28,7 +29,7 @@ def other(settings: Settings, embedder: FastEmbedder, tmp_path: Path) -> Iterato
 
 def _export(memory: Memory) -> str:
     out = io.StringIO()
-    export(memory, out)
+    export(memory.stores, memory.upkeep, out)
     return out.getvalue()
 
 
@@ -89,7 +90,7 @@ def test_export_then_import_rebuilds_the_store_exactly(memory: Memory, other: Me
     ids = _fill(memory)
     first = _export(memory)
 
-    report = import_hippograph(other, first.splitlines())
+    report = import_hippograph(other.stores, other.upkeep, first.splitlines())
     second = _export(other)
 
     header1, *body1 = first.splitlines()
@@ -137,22 +138,22 @@ def test_export_is_deterministic_and_records_every_fact_field(memory: Memory) ->
 def test_importing_an_export_twice_adds_nothing_the_second_time(memory: Memory, other: Memory) -> None:
     _fill(memory)
     lines = _export(memory).splitlines()
-    first = import_hippograph(other, lines)
+    first = import_hippograph(other.stores, other.upkeep, lines)
     counts = _counts(other)
 
-    again = import_hippograph(other, lines)
+    again = import_hippograph(other.stores, other.upkeep, lines)
 
     assert (again.entities_added, again.facts_added, again.edges_added) == (0, 0, 0)
     assert again.skipped_existing == again.records == first.records
     assert _counts(other) == counts
     # Into the very store it came from: everything is already there.
-    assert import_hippograph(memory, lines).skipped_existing == first.records
+    assert import_hippograph(memory.stores, memory.upkeep, lines).skipped_existing == first.records
 
 
 def test_import_reports_progress_in_batches(memory: Memory, other: Memory) -> None:
     _fill(memory)
     seen: list[int] = []
-    report = import_hippograph(other, _export(memory).splitlines(), progress=seen.append)
+    report = import_hippograph(other.stores, other.upkeep, _export(memory).splitlines(), progress=seen.append)
     assert seen == sorted(seen) and seen[-1] == report.records
 
 
@@ -185,7 +186,7 @@ def test_a_bad_line_is_refused_by_number_and_nothing_is_written(
     before = _counts(other)
 
     with pytest.raises(InvalidInput) as err:
-        import_hippograph(other, lines)
+        import_hippograph(other.stores, other.upkeep, lines)
 
     assert "line 4: " in str(err.value) and expected in str(err.value)
     assert "nothing was written" in str(err.value)
@@ -194,7 +195,7 @@ def test_a_bad_line_is_refused_by_number_and_nothing_is_written(
 
 def test_a_file_without_the_header_is_refused_with_a_hint(other: Memory) -> None:
     with pytest.raises(InvalidInput, match=r"line 1: not a hippograph export.*--format mcp-memory"):
-        import_hippograph(other, (DATA / "mcp_memory.jsonl").read_text().splitlines())
+        import_hippograph(other.stores, other.upkeep, (DATA / "mcp_memory.jsonl").read_text().splitlines())
 
 
 def test_a_fact_holding_a_secret_is_refused_before_anything_is_written(memory: Memory, other: Memory) -> None:
@@ -204,7 +205,7 @@ def test_a_fact_holding_a_secret_is_refused_before_anything_is_written(memory: M
     at = next(i for i, x in enumerate(lines) if '"type": "fact"' in x)
     lines[at] = lines[at].replace("called ci-bot", "called ci-bot, key AKIAME61CVTPRRNCZQMH")
     with pytest.raises(InvalidInput, match=f"line {at + 1}: content contains") as err:
-        import_hippograph(other, lines)
+        import_hippograph(other.stores, other.upkeep, lines)
     assert "AKIAME61CVTPRRNCZQMH" not in str(err.value)
     assert other.graph.counts()["facts"] == 0
 
@@ -217,7 +218,7 @@ def _mcp_lines(name: str = "mcp_memory.jsonl") -> list[str]:
 
 
 def test_mcp_memory_file_becomes_entities_facts_and_relations(memory: Memory) -> None:
-    report = import_mcp_memory(memory, _mcp_lines())
+    report = import_mcp_memory(memory.stores, memory.upkeep, _mcp_lines())
 
     assert (report.entities_added, report.facts_added) == (7, 16)
     maya = memory.entities.resolve("Maya_Chen", "global")
@@ -245,10 +246,10 @@ def test_mcp_memory_file_becomes_entities_facts_and_relations(memory: Memory) ->
 
 
 def test_importing_an_mcp_memory_file_twice_adds_nothing(memory: Memory) -> None:
-    first = import_mcp_memory(memory, _mcp_lines())
+    first = import_mcp_memory(memory.stores, memory.upkeep, _mcp_lines())
     counts = _counts(memory)
 
-    again = import_mcp_memory(memory, _mcp_lines())
+    again = import_mcp_memory(memory.stores, memory.upkeep, _mcp_lines())
 
     assert (again.entities_added, again.facts_added, again.edges_added) == (0, 0, 0)
     assert again.skipped_existing == 7 + 16 + 6
@@ -265,7 +266,7 @@ def test_mcp_memory_import_reuses_entities_memory_already_knows(memory: Memory) 
         "observations": ["Speaks Portuguese"],
     }
 
-    report = import_mcp_memory(memory, [json.dumps(line)])
+    report = import_mcp_memory(memory.stores, memory.upkeep, [json.dumps(line)])
 
     assert (report.entities_added, report.facts_added, report.skipped_existing) == (0, 1, 1)
     speaks = memory.search("which languages does Maya speak").results[0]
@@ -275,12 +276,12 @@ def test_mcp_memory_import_reuses_entities_memory_already_knows(memory: Memory) 
 
 
 def test_older_single_object_format_imports(memory: Memory) -> None:
-    report = import_mcp_memory(memory, _mcp_lines("mcp_memory_legacy.json"))
+    report = import_mcp_memory(memory.stores, memory.upkeep, _mcp_lines("mcp_memory_legacy.json"))
     # 4 ABOUT subject edges, 1 RELATES, and "Maintains the billing service" mentions Billing service.
     assert (report.entities_added, report.facts_added, report.edges_added) == (2, 4, 6)
     assert memory.search("who is on call").results[0].content == "Is on call the first week of every month"
     with (DATA / "mcp_memory_legacy.json").open(encoding="utf-8") as file:  # as the CLI passes it
-        assert import_mcp_memory(memory, file).facts_added == 0
+        assert import_mcp_memory(memory.stores, memory.upkeep, file).facts_added == 0
 
 
 def test_mcp_memory_bad_line_is_refused_by_number(memory: Memory) -> None:
@@ -288,7 +289,7 @@ def test_mcp_memory_bad_line_is_refused_by_number(memory: Memory) -> None:
     lines[2] = '{"type":"relation","from":"Maya_Chen","relationType":"knows"}'
     lines.append('{"type":"observation","entityName":"Maya_Chen"}')
     with pytest.raises(InvalidInput) as err:
-        import_mcp_memory(memory, lines)
+        import_mcp_memory(memory.stores, memory.upkeep, lines)
     message = str(err.value)
     assert "line 3: to must be a non-empty string" in message
     assert f"line {len(lines)}: type 'observation' is not known" in message
@@ -301,5 +302,5 @@ def test_mcp_memory_observation_holding_a_secret_is_refused(memory: Memory) -> N
         {"type": "entity", "name": "CI", "entityType": "tool", "observations": ["token ghp_" + "a1B2" * 9]}
     )
     with pytest.raises(InvalidInput, match="line 1: observations\\[0\\] contains"):
-        import_mcp_memory(memory, [line])
+        import_mcp_memory(memory.stores, memory.upkeep, [line])
     assert memory.graph.counts()["facts"] == 0

@@ -21,7 +21,7 @@ from hippograph.config import Settings
 from hippograph.domain.errors import HippographError, StoreError
 
 if TYPE_CHECKING:
-    from hippograph.sharing.shared import SharedMemory
+    from hippograph.sharing.proxy import SharedMemory
 
 log = logging.getLogger("hippograph")
 
@@ -102,7 +102,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_UNUSABLE
     _configure_logging(settings.log_level)
 
-    from hippograph.sharing.shared import SharedMemory  # deferred: loads the database engines
+    from hippograph.sharing.proxy import SharedMemory  # deferred: loads the database engines
 
     if command == "serve":
         # Imported before the stores start opening in the background: both are CPU-bound
@@ -176,7 +176,7 @@ def _run_command(command: str, args: argparse.Namespace, memory: SharedMemory, s
         return EXIT_OK
     if command == "maintain":
         from hippograph.service.memory import utcnow
-        from hippograph.text.query_intent import parse_time_bound
+        from hippograph.text.time_phrases import parse_time_bound
 
         now = parse_time_bound(args.now, utcnow(), end=False) if args.now else None
         with _working("maintenance: promotion, decay, expiry, cleanup"):

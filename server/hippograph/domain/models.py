@@ -97,8 +97,8 @@ class Provenance(StrEnum):
 
 
 class TtlPolicy(StrEnum):
-    KEEP_FOREVER = "keep_forever"
     DECAY = "decay"
+    KEEP_FOREVER = "keep_forever"
     EPHEMERAL = "ephemeral"
 
 

@@ -1,0 +1,411 @@
+"""The public API, declared once: every operation's parameters, descriptions, result and tool metadata.
+
+``MemoryAPI`` is the only place an operation's signature is written. Each method is a
+declaration: its body is empty, and ``@operation`` turns it into a call of
+``self.call(name, arguments)``, which the service (``service.Memory``: runs it) and the
+proxy (``sharing.SharedMemory``: runs it here or sends it to the owner) implement. From the
+same declarations come the MCP tools (``mcp_app``: signature -> input schema, docstring ->
+description, return type -> output schema, metadata -> annotations), the owner's RPC
+(argument validation and result decoding), and the tests' tables of tools and fields.
+
+Adding a parameter to a tool is one change here (plus the golden schema file the tests pin),
+and its implementation in ``service/``.
+"""
+
+# The declarations have no bodies by design: @operation supplies them.
+# mypy: disable-error-code="empty-body"
+
+from __future__ import annotations
+
+import functools
+import inspect
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from enum import StrEnum
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar, get_args, get_origin, get_type_hints
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, create_model
+
+from hippograph.domain.errors import InvalidInput
+from hippograph.domain.models import (
+    CorrectOut,
+    ExplainOut,
+    FactKind,
+    FactOut,
+    FactStatus,
+    LinkOut,
+    MaintenanceOut,
+    RecallOut,
+    RememberOut,
+    SearchOut,
+    Source,
+    TtlPolicy,
+)
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _names(enum: type[StrEnum]) -> Any:
+    """A ``Literal`` of an enum's values, so the tool schema lists them (made from the enum: never copied)."""
+    return Literal[tuple(member.value for member in enum)]
+
+
+if TYPE_CHECKING:
+    KindName = str
+    SourceName = str
+    StatusName = str
+    TtlName = str
+else:
+    KindName = _names(FactKind)
+    SourceName = _names(Source)
+    StatusName = _names(FactStatus)
+    TtlName = _names(TtlPolicy)
+
+
+class Internal:
+    """Marks a parameter for in-process callers (CLI, explorer, tests), left out of the MCP tool."""
+
+
+INTERNAL = Internal()
+
+
+@dataclass(frozen=True)
+class Operation:
+    """One operation of the API as its declaration states it."""
+
+    name: str
+    title: str
+    doc: str
+    read_only: bool
+    destructive: bool
+    idempotent: bool
+    tool: bool  # offered to MCP clients as a tool
+    signature: inspect.Signature  # without self; annotations resolved
+    result: Any  # the return type
+
+    @property
+    def tool_signature(self) -> inspect.Signature:
+        """The parameters an MCP client sees: the internal ones left out."""
+        return self.signature.replace(
+            parameters=[p for p in self.signature.parameters.values() if not _is_internal(p.annotation)]
+        )
+
+    @functools.cached_property
+    def _arguments(self) -> type[BaseModel]:
+        fields: dict[str, Any] = {
+            name: (param.annotation, ... if param.default is inspect.Parameter.empty else param.default)
+            for name, param in self.signature.parameters.items()
+        }
+        return create_model(
+            f"{self.name}Arguments",
+            __config__=ConfigDict(extra="forbid", arbitrary_types_allowed=True),
+            **fields,
+        )
+
+    @functools.cached_property
+    def _result(self) -> TypeAdapter[Any]:
+        return TypeAdapter(self.result)
+
+    def parse_arguments(self, sent: Mapping[str, Any]) -> dict[str, Any]:
+        """Arguments as they crossed a process boundary (JSON), back to their declared types."""
+        try:
+            parsed = self._arguments.model_validate(dict(sent))
+        except ValidationError as err:
+            problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in err.errors())
+            raise InvalidInput(f"{self.name}: {problems}") from None
+        return {name: getattr(parsed, name) for name in self.signature.parameters}
+
+    def dump_result(self, result: Any) -> Any:
+        """A result as JSON-ready values, for the other side of a process boundary."""
+        return self._result.dump_python(result, mode="json")
+
+    def parse_result(self, sent: Any) -> Any:
+        """A result that crossed a process boundary, back to its declared type."""
+        return self._result.validate_python(sent)
+
+
+def _is_internal(annotation: Any) -> bool:
+    return get_origin(annotation) is Annotated and any(
+        isinstance(m, Internal) for m in get_args(annotation)[1:]
+    )
+
+
+OPERATIONS: dict[str, Operation] = {}
+
+
+def operation(
+    *,
+    title: str = "",
+    read_only: bool = False,
+    destructive: bool = False,
+    idempotent: bool = False,
+    tool: bool = True,
+) -> Callable[[F], F]:
+    """Declare an API operation: record it in ``OPERATIONS`` and make the method call ``self.call``."""
+
+    def declare(fn: F) -> F:
+        signature = inspect.signature(fn)
+        hints = get_type_hints(fn, include_extras=True)
+        params = [
+            p.replace(annotation=hints[p.name]) for p in signature.parameters.values() if p.name != "self"
+        ]
+        OPERATIONS[fn.__name__] = Operation(
+            name=fn.__name__,
+            title=title,
+            doc=inspect.cleandoc(fn.__doc__ or ""),
+            read_only=read_only,
+            destructive=destructive,
+            idempotent=idempotent,
+            tool=tool,
+            signature=signature.replace(parameters=params, return_annotation=hints["return"]),
+            result=hints["return"],
+        )
+
+        @functools.wraps(fn)
+        def call(self: MemoryAPI, *args: Any, **kwargs: Any) -> Any:
+            bound = signature.bind(self, *args, **kwargs)
+            bound.apply_defaults()
+            arguments = dict(bound.arguments)
+            del arguments["self"]
+            return self.call(fn.__name__, arguments)
+
+        return call  # type: ignore[return-value]
+
+    return declare
+
+
+class MemoryAPI:
+    """What a memory offers its callers: MCP tools, the CLI, the explorer, benchmarks and tests."""
+
+    def call(self, name: str, arguments: dict[str, Any]) -> Any:
+        """Run operation ``name`` with its arguments, complete and bound by name."""
+        raise NotImplementedError
+
+    # ------------------------------------------------------------ tools
+
+    @operation(title="Remember a fact")
+    def remember(
+        self,
+        content: Annotated[
+            str, Field(description="One natural-language statement, e.g. 'Alice prefers tea'.")
+        ],
+        *,
+        kind: Annotated[
+            KindName | None, Field(description="What sort of memory this is (default fact).")
+        ] = None,
+        tags: Annotated[list[str] | None, Field(description="Short labels, e.g. ['diet', 'work'].")] = None,
+        entities: Annotated[
+            list[str] | None,
+            Field(description="Names of people, projects, places or things the fact is about."),
+        ] = None,
+        subject: Annotated[str | None, Field(description="Entity the fact is about, e.g. 'Alice'.")] = None,
+        predicate: Annotated[str | None, Field(description="Relation, e.g. 'lives_in', 'prefers'.")] = None,
+        object: Annotated[str | None, Field(description="Value or entity, e.g. 'Berlin'.")] = None,
+        confidence: Annotated[
+            float | None, Field(description="0 (unsure) to 1 (certain); default 0.8.")
+        ] = None,
+        source: Annotated[
+            SourceName | None,
+            Field(description="Where it came from: user_edit if the user said it directly."),
+        ] = None,
+        scope: Annotated[
+            str | None, Field(description="'global' (default), 'project:NAME' or 'session:ID'.")
+        ] = None,
+        event_time: Annotated[
+            str | None, Field(description="When it happened, ISO 8601 (e.g. 2024-05-08), if known.")
+        ] = None,
+        session_id: Annotated[
+            str | None, Field(description="Conversation id: facts of one session are linked in order.")
+        ] = None,
+        evidence: Annotated[
+            str | None, Field(description="The text the fact was taken from."), INTERNAL
+        ] = None,
+        ttl: Annotated[
+            TtlName | None,
+            Field(
+                description="decay (default): fades unless used; keep_forever; ephemeral: expires in a day."
+            ),
+        ] = None,
+    ) -> RememberOut:
+        """Store one durable fact, preference, decision or procedure in long-term memory.
+
+        Use it when you learn something worth knowing in a later conversation. Known entities
+        named in the content are linked automatically. Example:
+        remember(content="Alice moved to Berlin in May 2024", subject="Alice", predicate="lives_in",
+                 object="Berlin", entities=["Alice", "Berlin"], event_time="2024-05-01")
+        """
+
+    @operation(title="Search memory", read_only=True)
+    def search(
+        self,
+        query: Annotated[str, Field(description="Words or a question, e.g. 'where does Alice live'.")],
+        *,
+        limit: Annotated[int | None, Field(description="How many results (1-100, default 10).")] = None,
+        kind: Annotated[
+            list[KindName] | None, Field(description="Only these kinds, e.g. ['preference'].")
+        ] = None,
+        entity: Annotated[str | None, Field(description="Only facts about this entity (name or id).")] = None,
+        tags: Annotated[list[str] | None, Field(description="Only facts with any of these tags.")] = None,
+        status: Annotated[
+            list[StatusName] | None, Field(description="Only these statuses (default: staged and confirmed).")
+        ] = None,
+        after: Annotated[
+            str | None,
+            Field(description="Only facts from this time on: ISO date or 'last week', 'in May 2023'."),
+        ] = None,
+        before: Annotated[str | None, Field(description="Only facts before this time (same forms).")] = None,
+        scope: Annotated[
+            str | None, Field(description="Search this scope and global (default: global only).")
+        ] = None,
+        include_history: Annotated[
+            bool, Field(description="Also return superseded and forgotten facts.")
+        ] = False,
+        as_of: Annotated[
+            str | None, Field(description="Show what memory believed at this time (ISO 8601).")
+        ] = None,
+        record: Annotated[bool, Field(description="Count the results as used."), INTERNAL] = True,
+    ) -> SearchOut:
+        """Find stored facts by meaning, keyword, named entities and graph links, best first.
+
+        Each result says why it matched (channels, ranks, graph path). Use it before answering
+        anything that may depend on what you were told earlier. Example:
+        search(query="what does Alice drink in the morning", limit=5)
+        search(query="deploy steps", kind=["procedure"], entity="Project Apollo")
+        """
+
+    @operation(title="Recall context", read_only=True)
+    def recall(
+        self,
+        context: Annotated[
+            str, Field(description="What you are working on or asked, e.g. 'planning Alice's birthday'.")
+        ],
+        *,
+        budget_tokens: Annotated[
+            int | None, Field(description="Most tokens the narrative may use (default 1000).")
+        ] = None,
+        scope: Annotated[str | None, Field(description="Scope to recall from, plus global.")] = None,
+        limit: Annotated[int, Field(description="How many ranked facts to draw on."), INTERNAL] = 20,
+    ) -> RecallOut:
+        """Recall what memory holds about a task: a markdown narrative that fits a token budget
+        (facts grouped by entity, entity profiles, timeline, evidence) plus the ranked facts.
+
+        Use it at the start of a task or conversation. Example:
+        recall(context="Alice's travel plans", budget_tokens=600)
+        """
+
+    @operation(title="Correct a fact")
+    def correct(
+        self,
+        content: Annotated[str, Field(description="The corrected statement, e.g. 'Alice lives in Paris'.")],
+        *,
+        fact_id: Annotated[
+            str | None, Field(description="Id of the wrong fact (from search results).")
+        ] = None,
+        query: Annotated[
+            str | None, Field(description="Or: words that find the wrong fact (its best match is corrected).")
+        ] = None,
+        kind: Annotated[
+            KindName | None, Field(description="Kind of the new fact (default: the old one's).")
+        ] = None,
+        tags: Annotated[list[str] | None, Field(description="Tags (default: the old one's).")] = None,
+        object: Annotated[str | None, Field(description="The corrected value, if the fact has one.")] = None,
+        event_time: Annotated[str | None, Field(description="When it happened (ISO 8601).")] = None,
+        scope: Annotated[
+            str | None, Field(description="Where query looks (default: global)."), INTERNAL
+        ] = None,
+        # The rest default to the old fact's, as remember would take them.
+        entities: Annotated[list[str] | None, Field(description="Entity names."), INTERNAL] = None,
+        subject: Annotated[str | None, Field(description="Subject."), INTERNAL] = None,
+        predicate: Annotated[str | None, Field(description="Predicate."), INTERNAL] = None,
+        confidence: Annotated[float | None, Field(description="0..1."), INTERNAL] = None,
+        source: Annotated[SourceName | None, Field(description="Source."), INTERNAL] = None,
+        evidence: Annotated[str | None, Field(description="Evidence text."), INTERNAL] = None,
+        ttl: Annotated[TtlName | None, Field(description="Decay policy."), INTERNAL] = None,
+    ) -> CorrectOut:
+        """Replace a wrong or outdated fact. The old fact is kept as history (superseded) and
+        linked to the new one, so the change can be explained. Prefer this to remembering a
+        contradicting fact. Example:
+        correct(fact_id="f_0123456789abcdef", content="Alice moved to Paris in 2025")
+        """
+
+    @operation(title="Confirm a fact", idempotent=True)
+    def confirm(
+        self,
+        fact_id: Annotated[str, Field(description="Id of the fact the user confirmed.")],
+    ) -> FactOut:
+        """Pin a fact the user confirmed: confidence 1, status confirmed, it never decays.
+        Example: confirm(fact_id="f_0123456789abcdef")
+        """
+
+    @operation(title="Forget a fact", destructive=True, idempotent=True)
+    def forget(
+        self,
+        fact_id: Annotated[str, Field(description="Id of the fact to forget.")],
+        reason: Annotated[str | None, Field(description="Why, e.g. 'user asked', 'no longer true'.")] = None,
+    ) -> FactOut:
+        """Retract a fact: it no longer appears in search or recall, but stays in history
+        (search with include_history=true, explain). Example:
+        forget(fact_id="f_0123456789abcdef", reason="user asked to forget it")
+        """
+
+    @operation(title="Explain a fact", read_only=True, idempotent=True)
+    def explain(
+        self,
+        fact_id: Annotated[str, Field(description="Id of the fact to explain.")],
+    ) -> ExplainOut:
+        """Show where a fact came from and how it stands: source, provenance, evidence,
+        supersedes chain both ways, contradictions, linked entities, edges, access count and
+        its current relevance with each term. Example: explain(fact_id="f_0123456789abcdef")
+        """
+
+    @operation(title="Link facts or entities", idempotent=True)
+    def link(
+        self,
+        from_id: Annotated[str, Field(description="Fact id (f_...) or entity id (e_...).")],
+        to_id: Annotated[str, Field(description="Fact id (f_...) or entity id (e_...).")],
+        relation: Annotated[
+            str,
+            Field(
+                description="Between facts: relates_to, causes, derived_from, contradicts, supersedes. "
+                "Between entities: any predicate, e.g. 'works_at'. Fact to entity: 'about'."
+            ),
+        ],
+        weight: Annotated[float | None, Field(description="0..1, how strong (default 1).")] = None,
+    ) -> LinkOut:
+        """Add a typed edge that later retrieval follows, e.g. that one fact caused another.
+        Example: link(from_id="f_aaa...", to_id="f_bbb...", relation="causes")
+        """
+
+    # ------------------------------------------------------------ for the CLI and benchmarks
+
+    @operation(tool=False)
+    def remember_many(self, items: list[dict[str, Any]]) -> list[RememberOut]:
+        """Remember many facts, with the outcome of calling ``remember`` for each in turn, faster.
+
+        Each item holds ``remember``'s arguments by name. Every item is checked before anything
+        is written: a bad one raises an error naming it (``items[3]: content is empty ...``)
+        and nothing is stored. Each batch is embedded in one model call and written in one
+        graph transaction; a fact sees the entities, session turns and conflicts of the facts
+        before it. Results come in input order. If a write fails, the batches before it stay.
+        """
+
+    @operation(tool=False)
+    def maintain(self, now: datetime | None = None) -> MaintenanceOut:
+        """Promotion, decay, expiry and orphan cleanup over every active fact. Idempotent."""
+
+    @operation(tool=False, read_only=True)
+    def stats(self) -> dict[str, Any]:
+        """Counts of facts by kind, status and scope, entities, edges, disk use, schema version."""
+
+    @operation(tool=False)
+    def doctor(self) -> dict[str, Any]:
+        """Check that the stores agree, repair what does not, and report what was done."""
+
+    @operation(tool=False, read_only=True)
+    def export(self) -> dict[str, Any]:
+        """The whole memory: ``{"jsonl": hippograph's JSON Lines, "report": counts}``."""
+
+    @operation(tool=False)
+    def import_lines(self, lines: list[str], format: str, scope: str | None = None) -> dict[str, Any]:
+        """Import JSON Lines in ``format`` (``hippograph`` or ``mcp-memory``); returns what was added."""

@@ -1,0 +1,105 @@
+"""Curation: what a user says about stored facts: confirm, forget, link."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from hippograph.domain import lifecycle as lc
+from hippograph.domain import validation as check
+from hippograph.domain.errors import InvalidInput, InvalidTransition, NotFound
+from hippograph.domain.models import EdgeType, FactOut, FactStatus, LinkOut
+from hippograph.service.shaping import fact_out
+from hippograph.service.stores import Stores
+
+# link(relation=...) between two facts -> the stored edge type.
+FACT_RELATIONS = {
+    "relates_to": EdgeType.RELATES_TO,
+    "causes": EdgeType.CAUSES,
+    "derived_from": EdgeType.DERIVED_FROM,
+    "contradicts": EdgeType.CONTRADICTS,
+    "supersedes": EdgeType.SUPERSEDES,
+}
+
+
+class Curator:
+    """confirm, forget and link over the shared stores."""
+
+    def __init__(self, stores: Stores, apply_accesses: Callable[[], int]) -> None:
+        self.stores = stores
+        # Recorded accesses are applied first, so a change starts from what memory believes now.
+        self._apply_accesses = apply_accesses
+
+    def confirm(self, fact_id: str) -> FactOut:
+        with self.stores.write_lock:
+            self._apply_accesses()
+            fact = self.stores.fact(fact_id)
+            current = self.stores.current_version(fact) if fact.status is FactStatus.SUPERSEDED else None
+            confirmed = lc.confirm(fact, self.stores.clock(), current_id=current)
+            if confirmed != fact:
+                self.stores.graph.update_fact_state(confirmed)
+                self.stores.vectors.set_status([fact.id], confirmed.status.value)
+        return fact_out(confirmed, self.stores.entity_names(fact.id))
+
+    def forget(self, fact_id: str, reason: str | None = None) -> FactOut:
+        why = check.optional_text(reason, "reason", max_bytes=500) or "forgotten on request"
+        with self.stores.write_lock:
+            self._apply_accesses()
+            fact = self.stores.fact(fact_id)
+            retracted = lc.retract(fact, self.stores.clock(), why)
+            if retracted != fact:
+                self.stores.graph.update_fact_state(retracted)
+                self.stores.vectors.set_status([fact.id], retracted.status.value)
+        return fact_out(retracted, self.stores.entity_names(fact.id))
+
+    def link(self, from_id: str, to_id: str, relation: str, weight: float | None = None) -> LinkOut:
+        src = check.node_id(from_id, "from_id")
+        dst = check.node_id(to_id, "to_id")
+        if src == dst:
+            raise InvalidInput("from_id and to_id are the same: link two different facts or entities")
+        rel = check.text(relation, "relation", max_bytes=64).lower().replace(" ", "_")
+        w = check.confidence(weight, default=1.0) if weight is not None else 1.0
+        with self.stores.write_lock:
+            now = self.stores.clock()
+            kinds = (src[0], dst[0])
+            if kinds == ("f", "f"):
+                edge = FACT_RELATIONS.get(rel)
+                if edge is None:
+                    allowed = ", ".join(FACT_RELATIONS)
+                    raise InvalidInput(f"relation {relation!r} cannot join two facts: use one of {allowed}")
+                a, b = self.stores.fact(src), self.stores.fact(dst)
+                if self.stores.graph.has_edge(edge, a.id, b.id):
+                    return LinkOut(from_id=src, to_id=dst, relation=rel, edge_type=edge, weight=w)
+                if edge == "SUPERSEDES":
+                    if any(
+                        fid == a.id for fid, _ in self.stores.graph.chain(b.id, "SUPERSEDES", newer=False)
+                    ):
+                        raise InvalidTransition(
+                            f"{b.id} already supersedes {a.id} (directly or through a chain): linking "
+                            "them the other way would make a cycle; correct the newest fact instead"
+                        )
+                    old = lc.supersede(b, now, f"superseded by {a.id} (link)")
+                    with self.stores.graph.transaction():
+                        self.stores.graph.update_fact_state(old)
+                        self.stores.graph.link_facts(edge, a.id, b.id, now, reason=old.status_reason)
+                    self.stores.vectors.set_status([b.id], old.status.value)
+                else:
+                    self.stores.graph.link_facts(edge, a.id, b.id, now, weight=w, relation=rel)
+                return LinkOut(from_id=src, to_id=dst, relation=rel, edge_type=edge, weight=w)
+            if kinds == ("e", "e"):
+                for eid in (src, dst):
+                    if self.stores.entities.get(eid) is None:
+                        raise NotFound(
+                            f"no entity has id {eid}: take entity ids from remember's linked_entities"
+                        )
+                self.stores.graph.link_entities(src, dst, rel, w, None, now)
+                return LinkOut(from_id=src, to_id=dst, relation=rel, edge_type=EdgeType.RELATES, weight=w)
+            fact = self.stores.fact(src if kinds[0] == "f" else dst)
+            entity_id = dst if kinds[0] == "f" else src
+            if self.stores.entities.get(entity_id) is None:
+                raise NotFound(
+                    f"no entity has id {entity_id}: take entity ids from remember's linked_entities"
+                )
+            self.stores.graph.link_about(fact.id, entity_id, "mention")
+            linked = sorted({e.dst for e in self.stores.graph.about_edges([fact.id])})
+            self.stores.vectors.update("facts", [fact.id], {"entity_ids": linked})
+            return LinkOut(from_id=src, to_id=dst, relation=rel, edge_type=EdgeType.ABOUT, weight=w)

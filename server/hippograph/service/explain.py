@@ -1,0 +1,77 @@
+"""Explain: where one fact came from and how it stands now, with every term of its relevance."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+
+from hippograph.domain import lifecycle as lc
+from hippograph.domain.models import EdgeOut, EdgeType, EntityLink, ExplainOut, LinkedFact, RelevanceOut
+from hippograph.service.shaping import fact_out, iso
+from hippograph.service.stores import Stores
+
+
+class Explainer:
+    """explain over the shared stores."""
+
+    def __init__(self, stores: Stores, apply_accesses: Callable[[], int]) -> None:
+        self.stores = stores
+        self._apply_accesses = apply_accesses  # accesses count in what explain reports
+
+    def explain(self, fact_id: str) -> ExplainOut:
+        self._apply_accesses()
+        fact = self.stores.fact(fact_id)
+        now = self.stores.clock()
+        older = self.stores.graph.chain(fact.id, EdgeType.SUPERSEDES, newer=False)
+        newer = self.stores.graph.chain(fact.id, EdgeType.SUPERSEDES, newer=True)
+        edges = self.stores.graph.fact_edges([fact.id])
+        contradicting = sorted(
+            {e.dst if e.src == fact.id else e.src for e in edges if e.type == EdgeType.CONTRADICTS}
+        )
+        related = self.stores.graph.get_facts([fid for fid, _ in older + newer] + contradicting)
+        about = self.stores.graph.about_edges([fact.id])
+        entities = self.stores.graph.entities([e.dst for e in about])
+        rel = lc.relevance(fact, now, self.stores.policy)
+
+        def linked(fid: str, hops: int | None = None) -> LinkedFact:
+            other = related[fid]
+            return LinkedFact(id=fid, content=other.content, status=other.status.value, hops=hops)
+
+        return ExplainOut(
+            fact=fact_out(fact, [entities[e.dst].name for e in about if e.dst in entities]),
+            provenance=fact.provenance.value,
+            evidence=fact.evidence,
+            status_reason=fact.status_reason,
+            pinned=fact.pinned,
+            ttl_policy=fact.ttl_policy.value,
+            access_count=fact.access_count,
+            last_accessed=iso(fact.last_accessed),
+            valid_from=iso(fact.valid_from) or "",
+            relevance=RelevanceOut(
+                value=round(rel.value, 6),
+                confidence=rel.confidence,
+                source_weight=rel.source_weight,
+                decay=round(rel.decay, 6),
+                usage_boost=round(rel.usage_boost, 6),
+                status_weight=lc.status_weight(fact.status, self.stores.policy),
+            ),
+            supersedes=[linked(fid, hops) for fid, hops in older if fid in related],
+            superseded_by=[linked(fid, hops) for fid, hops in newer if fid in related],
+            contradicts=[linked(fid) for fid in contradicting if fid in related],
+            entities=[
+                EntityLink(
+                    id=e.dst, name=entities[e.dst].name, type=entities[e.dst].type, role=e.props["role"]
+                )
+                for e in about
+                if e.dst in entities
+            ],
+            edges=[
+                EdgeOut(
+                    type=e.type,
+                    direction="out" if e.src == fact.id else "in",
+                    other_id=e.dst if e.src == fact.id else e.src,
+                    props={k: (iso(v) if isinstance(v, datetime) else v) for k, v in e.props.items()},
+                )
+                for e in edges
+            ],
+        )

@@ -1,0 +1,257 @@
+"""Import of the reference MCP memory server's memory.jsonl: entities with observations, and relations.
+
+Ids are derived from the content, so importing the same file again adds nothing. The whole
+input is read and checked before anything is written.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+from collections import Counter
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from hippograph.domain import lifecycle as lc
+from hippograph.domain import validation as check
+from hippograph.domain.errors import InvalidInput
+from hippograph.domain.models import (
+    Entity,
+    Fact,
+    FactKind,
+    FactStatus,
+    Provenance,
+    Source,
+    name_key,
+)
+from hippograph.service.records import (
+    Bad,
+    Problems,
+    json_lines,
+    read_name,
+    read_text,
+    refuse_secret,
+)
+from hippograph.service.stores import Stores
+from hippograph.service.transfer import ImportReport, Progress, write_batches
+from hippograph.service.upkeep import Upkeep
+from hippograph.store.entity_index import EntityIndex
+from hippograph.store.graph import Relation
+
+
+@dataclass
+class _McpEntity:
+    name: str
+    type: str
+    observations: list[str]
+
+
+def import_mcp_memory(
+    stores: Stores,
+    upkeep: Upkeep,
+    lines: Iterable[str],
+    progress: Progress | None = None,
+    scope: str = "global",
+) -> ImportReport:
+    """Import the reference MCP memory server's memory.jsonl (or its older single-object JSON).
+
+    Each entity becomes an entity (one the store already knows by name is reused), each
+    observation a fact about it, each relation a RELATES edge. Ids are derived from the
+    content, so importing the same file twice adds nothing the second time.
+    """
+    scope = check.scope(scope)
+    named, relations, records = _read_mcp(list(lines), stores.settings.max_content_bytes)
+    with stores.write_lock:
+        graph, now = stores.graph, stores.clock()
+        resolved, created = _resolve_mcp_entities(stores, named, scope, now)
+        planned = [
+            (key, obs, _mcp_id("f", scope, key, obs)) for key, e in named.items() for obs in e.observations
+        ]
+        stored_facts = graph.fact_ids()
+        created_ids = {e.id for e in created}
+        # Observations often name other entities ("Works at Acme Corp"): link them as mentions,
+        # as remember does, including entities this same file introduces.
+        introduced = EntityIndex(created)
+        new_facts: list[Fact] = []
+        links: dict[str, list[tuple[str, str]]] = {}  # fact id -> (entity id, role)
+        gained: Counter[str] = Counter()  # known entity id -> new facts about it
+        for key, content, fact_id in planned:
+            if fact_id in stored_facts:
+                continue
+            subject = resolved[key]
+            new_facts.append(_mcp_fact(fact_id, content, subject, scope, now, stores.policy))
+            found = (*stores.entities.mentions(content, scope), *introduced.mentions(content, scope))
+            mentioned = sorted({e.id for e in found} - {subject.id})
+            links[fact_id] = [(subject.id, "subject")] + [(eid, "mention") for eid in mentioned]
+            if subject.id not in created_ids:
+                gained[subject.id] += 1
+        stored_relations = graph.entity_relations([e.id for e in resolved.values()])
+        seen = {(e.src, e.dst, e.props["predicate"]) for e in stored_relations}
+        new_relations: list[tuple[str, str, str]] = []
+        for src, dst, predicate in relations:
+            triple = (resolved[name_key(src)].id, resolved[name_key(dst)].id, predicate)
+            if triple not in seen:
+                seen.add(triple)
+                new_relations.append(triple)
+
+        def write_facts(facts: Sequence[Fact]) -> None:
+            graph.insert_facts(facts)
+            graph.link_about_many([(f.id, eid, role) for f in facts for eid, role in links[f.id]])
+            # A known entity is mentioned again by each fact about it.
+            again = Counter(eid for f in facts for eid, role in links[f.id] if role == "subject")
+            graph.touch_entities({eid: (n, now) for eid, n in again.items() if eid not in created_ids})
+
+        def write_relations(triples: Sequence[tuple[str, str, str]]) -> None:
+            graph.link_entities_many([Relation(*triple, 1.0, None, now) for triple in triples])
+
+        done = write_batches(stores, created, graph.insert_entities, progress, 0)
+        done = write_batches(stores, new_facts, write_facts, progress, done)
+        write_batches(stores, new_relations, write_relations, progress, done)
+        for entity in created:
+            stores.entities.put(entity)
+        for entity in resolved.values():
+            if gained[entity.id]:
+                count = entity.mention_count + gained[entity.id]
+                stores.entities.put(dataclasses.replace(entity, mention_count=count, last_mentioned=now))
+        upkeep.reconcile()
+    skipped = len(named) - len(created) + len(planned) - len(new_facts) + len(relations) - len(new_relations)
+    return ImportReport(
+        records=records,
+        entities_added=len(created),
+        facts_added=len(new_facts),
+        edges_added=sum(map(len, links.values())) + len(new_relations),
+        skipped_existing=skipped,
+    )
+
+
+def _read_mcp(
+    lines: list[str], max_bytes: int
+) -> tuple[dict[str, _McpEntity], list[tuple[str, str, str]], int]:
+    """Check every record; return entities by name key (file order), relations, and the record count."""
+    problems = Problems()
+    named: dict[str, _McpEntity] = {}
+    relations: list[tuple[str, str, str]] = []
+    records = 0
+    for where, record in _mcp_records(lines, problems):
+        records += 1
+        try:
+            if not isinstance(record, dict):
+                raise Bad("each record must be a JSON object")
+            # Some writers leave out "type"; the other keys say what the record is.
+            kind = record.get("type") or ("relation" if "relationType" in record else "entity")
+            if kind == "entity":
+                name = read_name(record.get("name"), "name")
+                entity_type = record.get("entityType") or "concept"
+                raw = record.get("observations", [])
+                if not isinstance(entity_type, str) or not isinstance(raw, list):
+                    raise Bad("entityType must be a string and observations a list of strings")
+                entry = named.setdefault(name_key(name), _McpEntity(name, entity_type.strip().lower(), []))
+                for i, text in enumerate(raw):
+                    content = check.text(text, f"observations[{i}]", max_bytes=max_bytes)
+                    refuse_secret(content, f"observations[{i}]")
+                    if content not in entry.observations:
+                        entry.observations.append(content)
+            elif kind == "relation":
+                src, dst = read_name(record.get("from"), "from"), read_name(record.get("to"), "to")
+                predicate = lc.predicate_key(read_text(record.get("relationType"), "relationType"))
+                if not predicate:
+                    raise Bad("relationType needs at least one letter or digit")
+                relations.append((src, dst, predicate))
+            else:
+                raise Bad(f"type {kind!r:.60} is not known: use entity or relation")
+        except (Bad, InvalidInput) as err:
+            problems.add(where, str(err))
+    problems.raise_if_any("MCP memory file")
+    for src, dst, _ in relations:
+        for name in (src, dst):  # the reference server allows a relation to a name with no entity
+            named.setdefault(name_key(name), _McpEntity(name, "concept", []))
+    return named, relations, records
+
+
+def _resolve_mcp_entities(
+    stores: Stores, named: dict[str, _McpEntity], scope: str, now: datetime
+) -> tuple[dict[str, Entity], list[Entity]]:
+    """The entity each name means in ``scope`` (existing, or new with a derived id), and the new ones."""
+    known = {key: stores.entities.resolve(key, scope) for key in named}
+    candidates = {key: _mcp_id("e", scope, key) for key, found in known.items() if found is None}
+    stored = stores.graph.entities(list(candidates.values()))  # belt and braces: the index mirrors it
+    resolved: dict[str, Entity] = {}
+    created: list[Entity] = []
+    for key, entry in named.items():
+        found = known[key] or stored.get(candidates[key])
+        if found is None:
+            found = Entity(
+                id=candidates[key],
+                name=entry.name,
+                type=entry.type or "concept",
+                scope=scope,
+                mention_count=len(entry.observations),
+                first_seen=now,
+                last_mentioned=now,
+            )
+            created.append(found)
+        resolved[key] = found
+    return resolved, created
+
+
+def _mcp_fact(
+    fact_id: str, content: str, subject: Entity, scope: str, now: datetime, policy: lc.LifecyclePolicy
+) -> Fact:
+    fact = Fact(
+        id=fact_id,
+        content=content,
+        kind=FactKind.FACT,
+        status=FactStatus.STAGED,
+        confidence=0.8,  # what remember gives a fact the user did not state
+        source=Source.IMPORT,
+        provenance=Provenance.EXTRACTED,
+        scope=scope,
+        created_at=now,
+        valid_from=now,
+        subject=subject.name,
+    )
+    return lc.admit(fact, now, policy)
+
+
+def _mcp_records(lines: list[str], problems: Problems) -> Iterator[tuple[str, Any]]:
+    """Records of memory.jsonl, or of the older format: one JSON object holding two lists."""
+    first = next((line for line in lines if line.strip()), "")
+    if first.strip() and not _parses(first):
+        try:  # not one record per line: perhaps the older format, pretty-printed
+            whole = json.loads("\n".join(lines))
+        except json.JSONDecodeError:
+            whole = None
+        if _is_graph_object(whole):
+            yield from _graph_object_records(whole)
+            return
+    for where, record in json_lines(lines, problems):
+        yield from _graph_object_records(record) if _is_graph_object(record) else [(where, record)]
+
+
+def _parses(line: str) -> bool:
+    try:
+        json.loads(line)
+    except json.JSONDecodeError:
+        return False
+    return True
+
+
+def _is_graph_object(value: Any) -> bool:
+    return isinstance(value, dict) and "type" not in value and ("entities" in value or "relations" in value)
+
+
+def _graph_object_records(graph: dict[str, Any]) -> Iterator[tuple[str, Any]]:
+    for field, kind in (("entities", "entity"), ("relations", "relation")):
+        items = graph.get(field) or []
+        for i, item in enumerate(items if isinstance(items, list) else [items]):
+            yield f"{field}[{i}]", ({"type": kind, **item} if isinstance(item, dict) else item)
+
+
+def _mcp_id(prefix: str, scope: str, key: str, content: str | None = None) -> str:
+    # Derived from what the record says, so a re-import finds what the last one wrote. The scope
+    # is part of it, so one file imported into two scopes gives two sets of rows, not a clash.
+    parts = ["mcp-memory", scope, key] + ([content] if content is not None else [])
+    return f"{prefix}_{hashlib.sha256(chr(0).join(parts).encode()).hexdigest()[:16]}"

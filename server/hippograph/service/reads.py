@@ -1,0 +1,155 @@
+"""Reads: search and recall: check the question, let retrieval rank, shape the answer."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from hippograph.domain import validation as check
+from hippograph.domain.errors import InvalidInput, NotFound
+from hippograph.domain.models import (
+    ACTIVE_STATUSES,
+    Entity,
+    FactKind,
+    FactStatus,
+    RecallOut,
+    SearchHit,
+    SearchOut,
+)
+from hippograph.service.shaping import fact_out, why
+from hippograph.service.stores import Stores
+from hippograph.store.entity_index import visible_scopes
+from hippograph.store.vectors import Filter
+from hippograph.text.narrative import NarrativeFact, Profile, build_narrative, count_tokens
+from hippograph.text.query_intent import plan
+from hippograph.text.time_phrases import parse_time_bound
+
+
+class Reader:
+    """search and recall over the shared stores."""
+
+    def __init__(self, stores: Stores) -> None:
+        self.stores = stores
+
+    def search(
+        self,
+        query: str,
+        *,
+        limit: int | None = None,
+        scope: str | None = None,
+        kind: str | Sequence[str] | None = None,
+        entity: str | None = None,
+        tags: Sequence[str] | None = None,
+        status: str | Sequence[str] | None = None,
+        after: str | None = None,
+        before: str | None = None,
+        include_history: bool = False,
+        as_of: str | None = None,
+        record: bool = True,
+    ) -> SearchOut:
+        s = self.stores.settings
+        query = check.text(query, "query", max_bytes=s.max_query_chars * 4)
+        if len(query) > s.max_query_chars:
+            raise InvalidInput(
+                f"query is {len(query)} characters, over the {s.max_query_chars} limit: "
+                "send the key words or one question"
+            )
+        count = check.limit(limit, default=10, maximum=s.max_limit)
+        now = self.stores.clock()
+        scopes = visible_scopes(check.scope(scope))
+        moment = parse_time_bound(as_of, now, end=True) if as_of else None
+        statuses = self._statuses(status, history=include_history or moment is not None)
+        where = Filter(
+            statuses=statuses,
+            scopes=scopes,
+            kinds=self._kinds(kind),
+            tags_any=list(check.tags(tags, max_count=s.max_tags_per_call)) or None,
+            entity_ids_any=self._entity_filter(entity, scopes[0]),
+            after=parse_time_bound(after, now, end=False) if after else None,
+            before=parse_time_bound(before, now, end=True) if before else None,
+        )
+        if where.after and where.before and where.after >= where.before:
+            raise InvalidInput("after must be earlier than before: swap them or widen the range")
+        query_plan = plan(query, now)
+        vector = self.stores.embedder.embed([query])[0]
+        ranked, notes = self.stores.retriever.search(
+            query, vector, where, count, query_plan, now=now, as_of=moment
+        )
+        names = self.stores.graph.entity_names_for([r.fact.id for r in ranked])
+        results = [
+            SearchHit(
+                **fact_out(r.fact, names.get(r.fact.id, [])).model_dump(),
+                score=round(r.score, 6),
+                reasons=r.reasons,
+            )
+            for r in ranked
+        ]
+        if record and results:
+            self.stores.accesses.append([r.id for r in results], now)
+        return SearchOut(query=query, results=results, notes=notes)
+
+    def recall(
+        self, context: str, *, budget_tokens: int | None = None, scope: str | None = None, limit: int = 20
+    ) -> RecallOut:
+        s = self.stores.settings
+        budget = budget_tokens if budget_tokens is not None else s.default_budget_tokens
+        if isinstance(budget, bool) or not isinstance(budget, int) or not 50 <= budget <= s.max_budget_tokens:
+            raise InvalidInput(f"budget_tokens must be a whole number from 50 to {s.max_budget_tokens}")
+        found = self.search(context, limit=min(limit, s.max_limit), scope=scope)
+        facts = self.stores.graph.get_facts([h.id for h in found.results])
+        narrative_facts = [
+            NarrativeFact(
+                id=h.id,
+                content=h.content,
+                kind=h.kind,
+                status=h.status,
+                entities=tuple(h.entities),
+                when=(h.event_time or "")[:10] or None,
+                why=why(h.reasons),
+                evidence=facts[h.id].evidence if h.id in facts else None,
+            )
+            for h in found.results
+        ]
+        mentioned: dict[str, Entity] = {}
+        for hit in found.results:
+            for name in hit.entities:
+                entity = self.stores.entities.resolve(name, check.scope(scope))
+                if entity is not None:
+                    mentioned.setdefault(entity.id, entity)
+        profiles = [
+            Profile(e.name, e.type, e.summary, e.aliases, e.mention_count)
+            for e in sorted(mentioned.values(), key=lambda e: -e.mention_count)
+        ]
+        narrative = build_narrative(context, narrative_facts, profiles, budget)
+        return RecallOut(
+            context=context,
+            narrative=narrative,
+            tokens=count_tokens(narrative),
+            budget_tokens=budget,
+            facts=found.results,
+            notes=found.notes,
+        )
+
+    def _statuses(self, status: str | Sequence[str] | None, *, history: bool) -> tuple[str, ...] | None:
+        if status is None or status == [] or status == "":
+            return None if history else ACTIVE_STATUSES
+        values = [status] if isinstance(status, str) else list(status)
+        return tuple(check.choice(v, FactStatus, "status", FactStatus.STAGED).value for v in values)
+
+    def _kinds(self, kind: str | Sequence[str] | None) -> tuple[str, ...] | None:
+        if kind is None or kind == [] or kind == "":
+            return None
+        values = [kind] if isinstance(kind, str) else list(kind)
+        return tuple(check.choice(v, FactKind, "kind", FactKind.FACT).value for v in values)
+
+    def _entity_filter(self, entity: str | None, scope: str) -> list[str] | None:
+        if not entity:
+            return None
+        name = check.text(entity, "entity", max_bytes=200)
+        found = (
+            self.stores.entities.get(name)
+            if name.startswith("e_")
+            else self.stores.entities.resolve(name, scope)
+        )
+        if found is None:
+            raise NotFound(f"no entity is called {entity!r} in this scope: search without the entity filter")
+        return [found.id]

@@ -1,0 +1,86 @@
+"""Shapes the service hands out and indexes: ids, times, fact and entity views, index text, why-lines."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+from hippograph.domain.models import Entity, Fact, FactOut
+
+Clock = Callable[[], datetime]
+
+# How much of the turn before a conversation turn is indexed with it.
+_CONTEXT_CHARS = 400
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+def iso(value: datetime | None) -> str | None:
+    return value.astimezone(UTC).isoformat().replace("+00:00", "Z") if value is not None else None
+
+
+def new_id(prefix: str) -> str:
+    return f"{prefix}_{uuid.uuid4().hex[:16]}"
+
+
+def fact_out(fact: Fact, entity_names: Sequence[str]) -> FactOut:
+    """A fact as callers see it."""
+    return FactOut(
+        id=fact.id,
+        content=fact.content,
+        kind=fact.kind.value,
+        status=fact.status.value,
+        confidence=round(fact.confidence, 4),
+        scope=fact.scope,
+        source=fact.source.value,
+        tags=list(fact.tags),
+        entities=list(entity_names),
+        created_at=iso(fact.created_at) or "",
+        event_time=iso(fact.event_time),
+        valid_until=iso(fact.valid_until),
+        session_id=fact.session_id,
+    )
+
+
+def entity_text(entity: Entity) -> str:
+    """What the entity index embeds for an entity: its name, aliases and summary."""
+    return " / ".join((entity.name, *entity.aliases, entity.summary)).strip(" /")
+
+
+def entity_row(entity: Entity) -> dict[str, Any]:
+    """An entity's row in the vector index (without its vector)."""
+    return {"id": entity.id, "text": entity_text(entity), "type": entity.type, "scope": entity.scope}
+
+
+def index_text(fact: Fact, context: str | None) -> str:
+    """What the vector and full-text index hold for a fact.
+
+    A turn of a conversation ("Yes, last Tuesday!") often means nothing alone: it is indexed
+    with the turn before it. Results show only its content.
+    """
+    if not context:
+        return fact.content
+    return f"{context[:_CONTEXT_CHARS]}\n{fact.content}"
+
+
+def why(reasons: dict[str, Any]) -> str:
+    """One line saying why a search hit is there, from its reasons."""
+    parts = []
+    for channel in ("vector", "fts", "prf", "entity", "graph", "neighbour"):
+        detail = reasons.get(channel)
+        if not detail:
+            continue
+        if channel == "graph":
+            via = f" via {detail['via_entity']}" if detail.get("via_entity") else ""
+            parts.append(f"graph {detail['hops']} hop(s) over {detail['edge']}{via}")
+        elif channel == "entity":
+            parts.append(f"about {detail.get('via', 'a named entity')}")
+        elif channel == "neighbour":
+            parts.append("next to a match in its conversation")
+        else:
+            parts.append(f"{channel} #{detail['rank']}")
+    return ", ".join(parts) or "matched"

@@ -1,0 +1,124 @@
+"""What every part of the service shares: the open stores, the clock, the policies and the write lock."""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from hippograph.config import Settings
+from hippograph.domain import lifecycle as lc
+from hippograph.domain import validation as check
+from hippograph.domain.errors import DataDirNotWritable, NotFound
+from hippograph.domain.models import EdgeType, Fact
+from hippograph.retrieval.retriever import Retriever
+from hippograph.service.shaping import Clock
+from hippograph.store.access_log import AccessLog
+from hippograph.store.embed import Embedder
+from hippograph.store.entity_index import EntityIndex
+from hippograph.store.graph import GraphStore
+from hippograph.store.vectors import VectorStore
+
+# (id, content) of a session's latest fact.
+Turn = tuple[str, str]
+
+
+def check_writable(path: Path) -> None:
+    """Create the data dir if needed; refuse one we cannot write, saying what to do."""
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise DataDirNotWritable(
+            f"cannot create the data dir {path} ({err.strerror}): set HIPPOGRAPH_DATA_DIR or --data-dir "
+            "to a directory you can write"
+        ) from err
+    if not os.access(path, os.W_OK | os.X_OK):
+        raise DataDirNotWritable(
+            f"the data dir {path} is not writable: fix its permissions, or set HIPPOGRAPH_DATA_DIR or "
+            "--data-dir to a directory you can write"
+        )
+
+
+def lifecycle_policy(settings: Settings) -> lc.LifecyclePolicy:
+    return lc.LifecyclePolicy(
+        promotion_accesses=settings.promotion_accesses,
+        grace_days=settings.grace_days,
+        retract_below=settings.retract_below,
+    )
+
+
+@dataclass
+class SessionTails:
+    """Each session's latest fact: the NEXT link and the context of its next turn.
+
+    Filled from the graph on a session's first write, then kept by the writes that commit.
+    Read and changed under the write lock.
+    """
+
+    graph: GraphStore
+    _tail: dict[str, Turn | None] = field(default_factory=dict)
+
+    def before(self, facts: Sequence[Fact]) -> list[Turn | None]:
+        """For each fact, the fact before it in its session, if any: stored, or earlier in ``facts``."""
+        sessions = {f.session_id for f in facts if f.session_id is not None}
+        unknown = sessions - self._tail.keys()
+        if unknown:
+            latest = self.graph.last_facts_in_sessions(unknown)
+            stored = self.graph.get_facts(list(latest.values()))
+            for sid in unknown:
+                fact = stored.get(latest.get(sid, ""))
+                # setdefault: a writer that committed to this session meanwhile knows better.
+                self._tail.setdefault(sid, (fact.id, fact.content) if fact else None)
+        tails = {sid: self._tail.get(sid) for sid in sessions}
+        before: list[Turn | None] = []
+        for fact in facts:
+            if fact.session_id is None:
+                before.append(None)
+                continue
+            before.append(tails[fact.session_id])
+            tails[fact.session_id] = (fact.id, fact.content)
+        return before
+
+    def committed(self, fact: Fact) -> None:
+        """A fact of a session has committed: it is the session's latest."""
+        if fact.session_id is not None:
+            self._tail[fact.session_id] = (fact.id, fact.content)
+
+    def forget(self, session_id: str) -> None:
+        """Drop what is known of a session (imported facts may predate it): re-read on next use."""
+        self._tail.pop(session_id, None)
+
+
+@dataclass
+class Stores:
+    """The open stores of one data dir and what the service's parts need to use them together."""
+
+    settings: Settings
+    graph: GraphStore
+    vectors: VectorStore
+    embedder: Embedder
+    entities: EntityIndex
+    accesses: AccessLog
+    retriever: Retriever
+    policy: lc.LifecyclePolicy
+    clock: Clock
+    sessions: SessionTails
+    # Every write takes it: what a write reads to plan it stays true until it commits.
+    write_lock: threading.RLock = field(default_factory=threading.RLock)
+
+    def fact(self, fact_id: str) -> Fact:
+        """The fact with this id, or NotFound saying where ids come from."""
+        fact = self.graph.get_fact(check.fact_id(fact_id))
+        if fact is None:
+            raise NotFound(f"no fact has id {fact_id}: take ids from remember or search results")
+        return fact
+
+    def current_version(self, fact: Fact) -> str | None:
+        """The id of the newest fact that supersedes this one (directly or along a chain), if any."""
+        newer = self.graph.chain(fact.id, EdgeType.SUPERSEDES, newer=True)
+        return newer[-1][0] if newer else None
+
+    def entity_names(self, fact_id: str) -> list[str]:
+        return self.graph.entity_names_for([fact_id]).get(fact_id, [])

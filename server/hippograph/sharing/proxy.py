@@ -1,0 +1,186 @@
+"""The proxy every caller uses: one memory per data dir, whichever process owns it.
+
+Kùzu allows one process per database, and every stdio MCP client starts its own server.
+So exactly one process, the *owner*, opens the stores: whoever holds the exclusive lock
+on ``<data_dir>/hippograph.lock`` (``ownership``). The owner serves a private RPC on a
+random loopback port (``rpc``); every other process is a thin proxy sending each call
+there. When the owner goes away, the next call finds the lock free, takes it, opens the
+stores itself (reconciling LanceDB with Kùzu) and carries on, so callers see a slower
+call, never an error.
+
+    MCP tools / CLI -> SharedMemory -> Memory (owner)  or  OwnerClient -> owner's RPC
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import filelock
+from tenacity import Retrying, retry_if_exception_type, stop_after_delay, wait_exponential
+
+from hippograph.api import MemoryAPI
+from hippograph.config import Settings
+from hippograph.domain.errors import StoreError
+from hippograph.service.memory import Memory
+from hippograph.service.stores import check_writable
+from hippograph.sharing.ownership import OwnerInfo, lock_path, publish_owner, read_owner, unpublish_owner
+from hippograph.sharing.rpc import OwnerClient, OwnerGone, OwnerServer
+from hippograph.store.embed import Embedder
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+
+class SharedMemory(MemoryAPI):
+    """The memory of one data dir, whichever process owns it. Thread-safe."""
+
+    def __init__(self, settings: Settings, *, embedder: Embedder | None = None, wait_s: float = 60.0) -> None:
+        self.settings = settings
+        self._embedder = embedder
+        self._wait_s = wait_s
+        self._lock = threading.RLock()
+        self._file_lock = filelock.FileLock(lock_path(settings.data_dir), timeout=0)
+        self._local: Memory | None = None
+        self._server: OwnerServer | None = None
+        self._remote: OwnerClient | None = None
+        self._background = False
+
+    @classmethod
+    def open(cls, settings: Settings, *, embedder: Embedder | None = None) -> SharedMemory:
+        """Join the data dir: own it if nobody does (opening the stores now), else proxy."""
+        check_writable(settings.data_dir)
+        shared = cls(settings, embedder=embedder)
+        shared._try_to_own()
+        return shared
+
+    @classmethod
+    def serve(cls, settings: Settings, *, embedder: Embedder | None = None) -> SharedMemory:
+        """Join the data dir for a long-lived server, without waiting for the stores.
+
+        The stores open in a background thread (at 100k facts that takes seconds), so the
+        server can answer MCP ``initialize`` and list its tools at once; a call waits until the
+        open is done. If it fails, every call retries it and reports why (e.g. a schema too new).
+        Once this process owns the data dir, the background jobs run.
+        """
+        check_writable(settings.data_dir)
+        shared = cls(settings, embedder=embedder)
+        shared._background = True
+        threading.Thread(target=shared._open_now, name="hippograph-open", daemon=True).start()
+        return shared
+
+    def _open_now(self) -> None:
+        try:
+            self._backend()
+        except OwnerGone:
+            pass  # the owner has not published its address yet: the first call waits for it
+        except Exception as err:
+            log.error("could not open the memory in %s: %s", self.settings.data_dir, err)
+
+    @property
+    def is_owner(self) -> bool:
+        return self._local is not None
+
+    @property
+    def local(self) -> Memory | None:
+        return self._local
+
+    def _try_to_own(self) -> bool:
+        lock_path = Path(self._file_lock.lock_file)
+        existed = lock_path.exists()
+        try:
+            self._file_lock.acquire()
+        except filelock.Timeout:
+            return False
+        try:
+            memory = Memory.open(self.settings, embedder=self._embedder)
+        except BaseException:
+            # A data dir we refuse to open is left as we found it, lock file included.
+            if not existed:
+                lock_path.unlink(missing_ok=True)
+            self._file_lock.release()
+            raise
+        server = OwnerServer(memory)
+        publish_owner(self.settings.data_dir, OwnerInfo(os.getpid(), server.port, server.token))
+        self._local, self._server = memory, server
+        if self._background:
+            memory.start_background()
+        log.info("owning %s (owner API on 127.0.0.1:%d)", self.settings.data_dir, server.port)
+        return True
+
+    def _backend(self) -> Memory | OwnerClient:
+        with self._lock:
+            if self._local is not None:
+                return self._local
+            if self._try_to_own():
+                if self._remote is not None:
+                    self._remote.close()
+                    self._remote = None
+                return self._local  # type: ignore[return-value]
+            info = read_owner(self.settings.data_dir)
+            if info is None or info.pid == os.getpid():
+                raise OwnerGone("the owner has not published its address yet")
+            if self._remote is None or self._remote.info != info:
+                if self._remote is not None:
+                    self._remote.close()
+                self._remote = OwnerClient(info)
+            return self._remote
+
+    def call(self, name: str, arguments: dict[str, Any]) -> Any:
+        """Run operation ``name`` on the stores here if this process owns them, else on the owner's."""
+
+        def attempt() -> Any:
+            backend = self._backend()
+            return backend.call(name, arguments)
+
+        try:
+            for retry in Retrying(
+                retry=retry_if_exception_type(OwnerGone),
+                wait=wait_exponential(multiplier=0.02, max=0.5),
+                stop=stop_after_delay(self._wait_s),
+                reraise=True,
+            ):
+                with retry:
+                    return attempt()
+        except OwnerGone as err:
+            raise StoreError(
+                f"the process that owns {self.settings.data_dir} did not answer for {self._wait_s:.0f} s "
+                f"({err}); stop stray hippograph processes and try again"
+            ) from err
+        raise AssertionError("unreachable")
+
+    def on_owner(self, job: Callable[[Memory], T]) -> T:
+        """Run ``job`` with the stores open here, waiting to become the owner if needed."""
+        deadline = time.monotonic() + self._wait_s
+        while True:
+            with self._lock:
+                if self._local is not None or self._try_to_own():
+                    return job(self._local)  # type: ignore[arg-type]
+            if time.monotonic() > deadline:
+                raise StoreError(
+                    f"another hippograph process owns {self.settings.data_dir}: stop it for this command"
+                )
+            time.sleep(0.2)
+
+    def close(self) -> None:
+        with self._lock:
+            if self._remote is not None:
+                self._remote.close()
+                self._remote = None
+            if self._local is not None:
+                # Unpublish first, so proxies stop calling and take over once the lock is free.
+                if self._server is not None:
+                    unpublish_owner(
+                        self.settings.data_dir, OwnerInfo(os.getpid(), self._server.port, self._server.token)
+                    )
+                if self._server is not None:
+                    self._server.stop()
+                self._local.close()
+                self._local = None
+                self._file_lock.release()

@@ -1,0 +1,55 @@
+"""The API is declared once (hippograph.api) and every layer follows that declaration."""
+
+from __future__ import annotations
+
+import inspect
+
+import pytest
+
+from hippograph.api import OPERATIONS, MemoryAPI
+from hippograph.domain.errors import InvalidInput
+from hippograph.service.memory import Memory
+
+
+def test_the_service_implements_every_declared_operation_with_its_parameters(memory: Memory) -> None:
+    for name, operation in OPERATIONS.items():
+        handler = memory._handlers[name]
+        accepted = inspect.signature(handler)
+        # Every declared parameter can be passed by name; nothing the declaration lacks is required.
+        accepted.bind(**{param: None for param in operation.signature.parameters})
+        required = {
+            p.name
+            for p in accepted.parameters.values()
+            if p.default is inspect.Parameter.empty and p.kind not in (p.VAR_KEYWORD, p.VAR_POSITIONAL)
+        }
+        assert required <= set(operation.signature.parameters), name
+
+
+def test_a_declared_method_runs_its_operation_through_call() -> None:
+    seen: list[tuple[str, dict[str, object]]] = []
+
+    class Recorder(MemoryAPI):
+        def call(self, name: str, arguments: dict[str, object]) -> object:
+            seen.append((name, arguments))
+            return None
+
+    Recorder().forget("f_0123456789abcdef")
+    Recorder().search("tea", limit=3)
+    assert seen[0] == ("forget", {"fact_id": "f_0123456789abcdef", "reason": None})
+    assert seen[1][0] == "search"
+    assert seen[1][1]["limit"] == 3 and seen[1][1]["query"] == "tea" and seen[1][1]["record"] is True
+    with pytest.raises(TypeError):
+        Recorder().remember("x", bogus=1)  # type: ignore[call-arg]
+
+
+def test_arguments_that_crossed_a_process_boundary_get_their_declared_types_back() -> None:
+    maintain = OPERATIONS["maintain"]
+    assert maintain.parse_arguments({"now": "2026-01-02T03:04:05+00:00"})["now"].year == 2026
+    with pytest.raises(InvalidInput, match="bogus"):
+        OPERATIONS["confirm"].parse_arguments({"fact_id": "f_1", "bogus": 1})
+
+
+def test_internal_parameters_are_not_offered_to_mcp_clients() -> None:
+    assert "record" in OPERATIONS["search"].signature.parameters
+    assert "record" not in OPERATIONS["search"].tool_signature.parameters
+    assert "evidence" not in OPERATIONS["remember"].tool_signature.parameters
