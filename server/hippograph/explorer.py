@@ -160,7 +160,8 @@ async def _hippograph_error(request: Request, exc: Exception) -> Response:
 
 
 async def _http_error(request: Request, exc: Exception) -> Response:
-    assert isinstance(exc, HTTPException)
+    if not isinstance(exc, HTTPException):  # registered for HTTPException only
+        return _error_response(500, "internal error")
     return _error_response(exc.status_code, exc.detail)
 
 

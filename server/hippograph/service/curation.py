@@ -30,6 +30,7 @@ class Curator:
         self._apply_accesses = apply_accesses
 
     def confirm(self, fact_id: str) -> FactOut:
+        """Pin a fact the user confirmed: status confirmed, confidence 1, never decays."""
         with self.stores.write_lock:
             self._apply_accesses()
             fact = self.stores.fact(fact_id)
@@ -41,6 +42,7 @@ class Curator:
         return fact_out(confirmed, self.stores.entity_names(fact.id))
 
     def forget(self, fact_id: str, reason: str | None = None) -> FactOut:
+        """Retract a fact: gone from results, kept as history with the reason."""
         why = check.optional_text(reason, "reason", max_bytes=500) or "forgotten on request"
         with self.stores.write_lock:
             self._apply_accesses()
@@ -52,6 +54,7 @@ class Curator:
         return fact_out(retracted, self.stores.entity_names(fact.id))
 
     def link(self, from_id: str, to_id: str, relation: str, weight: float | None = None) -> LinkOut:
+        """Add a typed edge between two facts, two entities, or a fact and an entity (idempotent)."""
         src = check.node_id(from_id, "from_id")
         dst = check.node_id(to_id, "to_id")
         if src == dst:

@@ -19,6 +19,7 @@ class Explainer:
         self._apply_accesses = apply_accesses  # accesses count in what explain reports
 
     def explain(self, fact_id: str) -> ExplainOut:
+        """Provenance, chains both ways, contradictions, entities, edges and relevance of one fact."""
         self._apply_accesses()
         fact = self.stores.fact(fact_id)
         now = self.stores.clock()

@@ -23,6 +23,7 @@ REMEMBER_FIELDS = (
 
 
 def build_item(stores: Stores, index: int, item: Mapping[str, Any]) -> tuple[Fact, tuple[str, ...]]:
+    """One item of remember_many, checked like remember's arguments; errors name the item."""
     where = f"items[{index}]"
     if not isinstance(item, Mapping):
         raise InvalidInput(f"{where} must be an object of remember's fields, e.g. {{'content': '...'}}")

@@ -110,38 +110,47 @@ class Memory(MemoryAPI):
     # What in-process callers (CLI, explorer, benchmarks, tests) reach directly.
     @property
     def settings(self) -> Settings:
+        """The shared settings."""
         return self.stores.settings
 
     @property
     def graph(self) -> GraphStore:
+        """The shared graph."""
         return self.stores.graph
 
     @property
     def vectors(self) -> VectorStore:
+        """The shared vectors."""
         return self.stores.vectors
 
     @property
     def embedder(self) -> Embedder:
+        """The shared embedder."""
         return self.stores.embedder
 
     @property
     def entities(self) -> EntityIndex:
+        """The shared entities."""
         return self.stores.entities
 
     @property
     def accesses(self) -> AccessLog:
+        """The shared accesses."""
         return self.stores.accesses
 
     @property
     def retriever(self) -> Retriever:
+        """The shared retriever."""
         return self.stores.retriever
 
     @property
     def policy(self) -> lc.LifecyclePolicy:
+        """The shared policy."""
         return self.stores.policy
 
     @property
     def clock(self) -> Clock:
+        """The shared clock."""
         return self.stores.clock
 
     @classmethod
