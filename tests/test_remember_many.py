@@ -15,7 +15,7 @@ import pytest
 from hippograph.config import Settings
 from hippograph.domain.errors import InvalidInput, SecretDetected
 from hippograph.domain.models import RememberOut
-from hippograph.service import memory as memory_module
+from hippograph.service import intake, upkeep, writes
 from hippograph.service.memory import Memory
 from hippograph.service.transfer import export
 from hippograph.store.embed import FastEmbedder
@@ -139,7 +139,7 @@ def _state(memory: Memory, outs: Sequence[RememberOut]) -> dict[str, Any]:
 def test_remember_many_stores_what_remember_in_turn_would(
     open_store: Any, monkeypatch: pytest.MonkeyPatch, batch_size: int
 ) -> None:
-    monkeypatch.setattr(memory_module, "_WRITE_BATCH", batch_size)
+    monkeypatch.setattr(writes, "_WRITE_BATCH", batch_size)
     one_by_one, bulk = open_store("one-by-one"), open_store("bulk")
     for mem in (one_by_one, bulk):
         for item in BEFORE:
@@ -228,7 +228,7 @@ def test_every_fact_of_a_bulk_write_is_found_after_a_restart(
 
     reopened = Memory.open(settings, embedder=embedder)
     try:
-        assert reopened.reconcile() == memory_module.ReconcileReport(added=0, removed=0, restatused=0)
+        assert reopened.reconcile() == upkeep.ReconcileReport(added=0, removed=0, restatused=0)
         for item, out in zip(items, stored, strict=True):
             assert reopened.search(item["content"], limit=1).results[0].id == out.id
         assert reopened.graph.counts()["facts"] == len(items)
@@ -251,7 +251,7 @@ class CountingEmbedder:
 def test_each_batch_is_embedded_in_one_call(
     settings: Settings, embedder: FastEmbedder, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(memory_module, "_WRITE_BATCH", 4)
+    monkeypatch.setattr(writes, "_WRITE_BATCH", 4)
     counting = CountingEmbedder(embedder)
     mem = Memory.open(settings, embedder=counting)
     try:
@@ -268,13 +268,11 @@ def test_each_batch_is_embedded_in_one_call(
 def test_a_failed_batch_writes_nothing_of_itself_and_says_how_far_it_got(
     memory: Memory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(memory_module, "_WRITE_BATCH", 2)
+    monkeypatch.setattr(writes, "_WRITE_BATCH", 2)
     # The last two facts get one id: the second batch fails inside its graph transaction.
     ids = iter(["f_00000000000000a1", "f_00000000000000a2", "f_00000000000000a3", "f_00000000000000a3"])
-    make_id = memory_module.new_id
-    monkeypatch.setattr(
-        memory_module, "new_id", lambda prefix: next(ids) if prefix == "f" else make_id(prefix)
-    )
+    make_id = intake.new_id
+    monkeypatch.setattr(intake, "new_id", lambda prefix: next(ids) if prefix == "f" else make_id(prefix))
 
     with pytest.raises(RuntimeError, match="primary key") as raised:
         memory.remember_many(
