@@ -20,10 +20,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import anyio
-from tests.workloads import concurrent_processes, kill_rounds, verify
 
 from hippograph.store.embed import assemble_default_model
 from hippograph.text import secrets_scan
+from testkit.workloads import concurrent_processes, kill_rounds, verify
 
 ROOT = Path(__file__).resolve().parents[1]
 SECRETS = ROOT / "tests" / "data" / "secrets"

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -43,31 +40,3 @@ def memory(settings: Settings, embedder: FastEmbedder) -> Iterator[Memory]:
     mem = Memory.open(settings, embedder=embedder)
     yield mem
     mem.close()
-
-
-def server_env(data_dir: Path, models_dir: Path, **extra: str) -> dict[str, str]:
-    """The environment a real client would give a server process: only what it needs."""
-    env = {
-        "PATH": os.environ.get("PATH", ""),
-        "HOME": os.environ.get("HOME", str(data_dir)),
-        "HIPPOGRAPH_DATA_DIR": str(data_dir),
-        "HIPPOGRAPH_MODELS_DIR": str(models_dir),
-        "HIPPOGRAPH_LOG_LEVEL": "WARNING",
-    }
-    env.update(extra)
-    return env
-
-
-PYTHON = sys.executable
-
-
-def run_cli(data_dir: Path, models_dir: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    """Run the console script as a user would, against a data dir."""
-    return subprocess.run(
-        [PYTHON, "-m", "hippograph", *args],
-        env=server_env(data_dir, models_dir),
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )

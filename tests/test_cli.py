@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.conftest import run_cli as hippograph
+from testkit.process import run_cli as hippograph
 
 FIXTURE = Path(__file__).parent / "data" / "transfer" / "mcp_memory.jsonl"
 

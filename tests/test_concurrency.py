@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import PYTHON, server_env
-from tests.mcp_helpers import call, stdio_session
-from tests.workloads import concurrent_processes, kill_rounds, verify
+from testkit.client import call, stdio_session
+from testkit.process import PYTHON, server_env
+from testkit.workloads import concurrent_processes, kill_rounds, verify
 
 pytestmark = pytest.mark.anyio
 

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import PYTHON, server_env
-from tests.mcp_helpers import call, call_error, stdio_session
+from testkit.client import call, call_error, stdio_session
+from testkit.process import PYTHON, server_env
 
 pytestmark = pytest.mark.anyio
 

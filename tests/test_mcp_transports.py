@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from mcp import ClientSession
 
-from tests.mcp_helpers import call, call_error, http_session, stdio_session
+from testkit.client import call, call_error, http_session, stdio_session
 
 pytestmark = pytest.mark.anyio
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from hippograph.text.narrative import count_tokens
-from tests.mcp_helpers import call, stdio_session
+from testkit.client import call, stdio_session
 
 pytestmark = pytest.mark.anyio
 

@@ -11,8 +11,8 @@ from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 
 from hippograph.service.memory import Memory
-from tests.conftest import PYTHON, server_env
-from tests.mcp_helpers import _wait_for_port, call, free_port
+from testkit.client import call
+from testkit.process import PYTHON, http_server, server_env
 
 pytestmark = pytest.mark.anyio
 
@@ -48,18 +48,9 @@ def test_scopes_never_leak_into_each_other(memory: Memory) -> None:
 
 
 async def test_http_checks_host_origin_and_token(tmp_path: Path, models_dir: Path) -> None:
-    port = free_port()
-    env = server_env(tmp_path / "data", models_dir, HIPPOGRAPH_TOKEN="s3cret-test-token")
-    process = subprocess.Popen(
-        [PYTHON, "-m", "hippograph", "serve", "--transport", "http", "--port", str(port)],
-        env=env,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-    )
-    url = f"http://127.0.0.1:{port}/mcp"
     auth = {"authorization": "Bearer s3cret-test-token"}
-    try:
-        await _wait_for_port(port, process)
+    async with http_server(tmp_path / "data", models_dir, HIPPOGRAPH_TOKEN="s3cret-test-token") as server:
+        url = server.url
         async with httpx.AsyncClient(timeout=30) as client:
             no_token = await client.post(url, json=INIT, headers=HEADERS)
             assert no_token.status_code == 401
@@ -75,7 +66,7 @@ async def test_http_checks_host_origin_and_token(tmp_path: Path, models_dir: Pat
             )
             assert rebound_host.status_code in (403, 421)
             good = await client.post(
-                url, json=INIT, headers={**HEADERS, **auth, "origin": f"http://127.0.0.1:{port}"}
+                url, json=INIT, headers={**HEADERS, **auth, "origin": f"http://127.0.0.1:{server.port}"}
             )
             assert good.status_code == 200
 
@@ -89,9 +80,6 @@ async def test_http_checks_host_origin_and_token(tmp_path: Path, models_dir: Pat
             await session.initialize()
             fact = await call(session, "remember", content="Token-holders can write")
             assert fact["id"].startswith("f_")
-    finally:
-        process.terminate()
-        process.wait(timeout=30)
 
 
 def test_non_loopback_bind_without_token_is_refused(tmp_path: Path, models_dir: Path) -> None:

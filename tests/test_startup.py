@@ -13,8 +13,8 @@ import pytest
 from hippograph.config import Settings
 from hippograph.service.memory import Memory
 from hippograph.store.embed import FastEmbedder
-from tests.conftest import run_cli as _run_cli
-from tests.mcp_helpers import call_error, stdio_session
+from testkit.client import call_error, stdio_session
+from testkit.process import run_cli as _run_cli
 
 
 def _digest(path: Path) -> dict[str, str]:

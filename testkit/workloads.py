@@ -1,4 +1,4 @@
-"""Reliability workloads shared by the tests (small) and bench/reliability.py (large).
+"""Reliability workloads, run small by the tests and large by bench/reliability.py.
 
 Real server processes on one data dir, driven by the official MCP client; every
 acknowledged write is checked afterwards against both stores.
@@ -9,19 +9,16 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import anyio
 from mcp import ClientSession
-from mcp.client.streamable_http import streamable_http_client
 
 from hippograph.config import Settings
 from hippograph.service.memory import Memory
-from tests.conftest import PYTHON, server_env
-from tests.mcp_helpers import _wait_for_port, free_port, stdio_session
+from testkit.client import connect_http, stdio_session
+from testkit.process import http_server
 
 
 @dataclass
@@ -72,29 +69,12 @@ async def concurrent_processes(
     return tally
 
 
-@asynccontextmanager
-async def http_server(data_dir: Path, models_dir: Path) -> AsyncIterator[tuple[subprocess.Popen[bytes], str]]:
-    port = free_port()
-    process = subprocess.Popen(
-        [PYTHON, "-m", "hippograph", "serve", "--transport", "http", "--port", str(port)],
-        env=server_env(data_dir, models_dir),
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-    )
-    try:
-        await _wait_for_port(port, process)
-        yield process, f"http://127.0.0.1:{port}/mcp"
-    finally:
-        if process.poll() is None:
-            process.terminate()
-        process.wait(timeout=30)
-
-
 async def kill_rounds(data_dir: Path, models_dir: Path, rounds: int, writes_per_round: int) -> Tally:
     """Kill -9 the server in the middle of each write burst; restart; keep every acknowledged write."""
     tally = Tally()
     for _ in range(rounds):
-        async with http_server(data_dir, models_dir) as (process, url):
+        async with http_server(data_dir, models_dir) as server:
+            process = server.process
             killed = anyio.Event()
 
             async def burst(
@@ -121,12 +101,7 @@ async def kill_rounds(data_dir: Path, models_dir: Path, rounds: int, writes_per_
                             tg.start_soon(one, i)
 
             try:
-                async with (
-                    streamable_http_client(url) as (read, write),
-                    ClientSession(read, write) as session,
-                ):
-                    with anyio.fail_after(60):
-                        await session.initialize()
+                async with connect_http(server.url) as session:
                     await burst(session, tally.attempted)
             except Exception:  # the transport breaks when the server is killed under it
                 pass

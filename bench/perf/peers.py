@@ -1,4 +1,4 @@
-"""Peers for ``bench.perf``: the same facts and questions, through other memory systems.
+"""The peers of ``bench.perf``: the same facts and questions, through other memory systems.
 
 - **server-memory**, the reference MCP memory server (npm ``@modelcontextprotocol/server-memory``),
   started with ``npx -y`` over stdio, its JSONL file in a temp dir (``MEMORY_FILE_PATH``).
@@ -10,56 +10,38 @@
   question would match nothing). Every call of that server reads, and every write
   rewrites, the whole JSONL file.
 - **kuzu-memory** (PyPI), in its own venv (created with pip when missing, since it pins
-  its own kuzu), driven through its Python API by this file run as a script there:
-  ``KuzuMemory.remember`` for each fact (the build and the remember samples) and
+  its own kuzu), driven through its Python API by ``kuzu_worker.py`` (beside this file) run as
+  a script there: ``KuzuMemory.remember`` for each fact (the build and the remember samples) and
   ``attach_memories(question, max_memories=10)`` (its recall; keyword/entity strategy, no
   model), git sync off.
 
 Stores grow cumulatively through the sizes; a size whose feed would not fit the time left
 is not run and says why. Each peer runs under a time limit and never fails the bench: a
 peer that cannot install or run is reported with the reason.
-
-This file imports only the standard library at module level, so it runs in the peer venv.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import shutil
-import statistics
 import subprocess
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
+import anyio
+
+from bench.perf import kuzu_worker
+from bench.perf.measure import log, pct
+from bench.perf.workload import corpus, entity_types, queries
+from testkit.client import call_tool, connect_stdio
+
 SEARCH_SAMPLES = 100
 REMEMBER_SAMPLES = 50
 FEED_BATCH = 200
 PHASE_SECONDS = 30.0  # a timing phase stops past this once it has its minimum samples
-
-
-def _pct(samples: list[float]) -> dict[str, float]:
-    if not samples:
-        return {}
-    ordered = sorted(samples)
-
-    def at(q: float) -> float:
-        # Linear interpolation, as numpy.percentile does by default.
-        pos = (len(ordered) - 1) * q
-        lo = int(pos)
-        hi = min(lo + 1, len(ordered) - 1)
-        return ordered[lo] + (ordered[hi] - ordered[lo]) * (pos - lo)
-
-    return {
-        "p50": round(at(0.50), 3),
-        "p95": round(at(0.95), 3),
-        "p99": round(at(0.99), 3),
-        "mean": round(statistics.fmean(ordered), 3),
-        "n": len(ordered),
-    }
 
 
 def _reason(err: BaseException) -> str:
@@ -70,22 +52,10 @@ def _reason(err: BaseException) -> str:
 
 
 def _log(message: str) -> None:
-    print(f"[perf peers {time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
+    log(message, "perf peers")
 
 
 # ----------------------------------------------------------------- server-memory (npm, over MCP)
-
-
-def _entity_types(seed: int) -> dict[str, str]:
-    from bench.perf import _TOOLS, _TOPICS, Vocabulary
-
-    vocab = Vocabulary(seed)
-    types = {name: "person" for name in vocab.people}
-    types.update({name: "project" for name in vocab.projects})
-    types.update({name: "place" for name in vocab.places})
-    types.update({name: "tool" for name in _TOOLS})
-    types.update({name: "topic" for name in _TOPICS})
-    return types
 
 
 async def _server_memory(
@@ -97,10 +67,6 @@ async def _server_memory(
     deadline: float,
     seed: int,
 ) -> dict[str, Any]:
-    import anyio
-
-    from bench.perf import call_tool, stdio_session
-
     npx = shutil.which("npx")
     if npx is None:
         return {"skipped": "npx is not on PATH (Node.js is needed for the reference server)"}
@@ -110,14 +76,14 @@ async def _server_memory(
         "HOME": os.environ.get("HOME", str(work)),
         "MEMORY_FILE_PATH": str(work / "memory.jsonl"),
     }
-    types = _entity_types(seed)
+    types = entity_types(seed)
     out: dict[str, Any] = {"sizes": {}, "notes": []}
     errlog = (work / "server-memory.log").open("a")
     t0 = time.perf_counter()
     try:
         with anyio.fail_after(max(10.0, deadline - time.monotonic())):
-            async with stdio_session(
-                npx, ["-y", "@modelcontextprotocol/server-memory"], env, errlog
+            async with connect_stdio(
+                npx, ["-y", "@modelcontextprotocol/server-memory"], env, errlog=errlog, timeout=120
             ) as session:
                 out["start_s"] = round(time.perf_counter() - t0, 2)
                 tools = {tool.name for tool in (await session.list_tools()).tools}
@@ -146,10 +112,12 @@ async def _server_memory(
                         await call_tool(
                             session,
                             "create_entities",
-                            entities=[
-                                {"name": n, "entityType": types.get(n, "thing"), "observations": []}
-                                for n in chunk
-                            ],
+                            {
+                                "entities": [
+                                    {"name": n, "entityType": types.get(n, "thing"), "observations": []}
+                                    for n in chunk
+                                ]
+                            },
                         )
                     created.update(new_entities)
                     for s in range(0, len(batch_facts), FEED_BATCH):
@@ -159,7 +127,7 @@ async def _server_memory(
                         await call_tool(
                             session,
                             "add_observations",
-                            observations=[{"entityName": k, "contents": v} for k, v in grouped.items()],
+                            {"observations": [{"entityName": k, "contents": v} for k, v in grouped.items()]},
                         )
                     feed_s = time.perf_counter() - t_feed
                     feed_rate = len(batch_facts) / feed_s if feed_s else None
@@ -170,7 +138,7 @@ async def _server_memory(
                     t_search = time.perf_counter()
                     for q in qs[idx * per_size : (idx + 1) * per_size]:
                         t1 = time.perf_counter()
-                        await call_tool(session, "search_nodes", query=q.key)
+                        await call_tool(session, "search_nodes", {"query": q.key})
                         search_ms.append((time.perf_counter() - t1) * 1000)
                         if len(search_ms) >= 20 and time.perf_counter() - t_search > PHASE_SECONDS:
                             break
@@ -180,10 +148,12 @@ async def _server_memory(
                         await call_tool(
                             session,
                             "create_entities",
-                            entities=[
-                                {"name": n, "entityType": types.get(n, "thing"), "observations": []}
-                                for n in missing
-                            ],
+                            {
+                                "entities": [
+                                    {"name": n, "entityType": types.get(n, "thing"), "observations": []}
+                                    for n in missing
+                                ]
+                            },
                         )
                         created.update(missing)
                     remember_ms = []
@@ -192,12 +162,12 @@ async def _server_memory(
                         await call_tool(
                             session,
                             "add_observations",
-                            observations=[{"entityName": f.entities[0], "contents": [f.content]}],
+                            {"observations": [{"entityName": f.entities[0], "contents": [f.content]}]},
                         )
                         remember_ms.append((time.perf_counter() - t1) * 1000)
                     out["sizes"][str(size)] = {
-                        "search": _pct(search_ms),
-                        "remember": _pct(remember_ms),
+                        "search": pct(search_ms),
+                        "remember": pct(remember_ms),
                         "feed_facts_per_s": round(feed_rate or 0.0, 1),
                         "file_bytes": (work / "memory.jsonl").stat().st_size,
                     }
@@ -282,16 +252,12 @@ def _kuzu_memory(
         "extra": [[f.content, f.session_id] for f in extra],
         "queries": [q.text for q in qs],
         "deadline_s": max(10.0, deadline - time.monotonic() - 15),
+        "remember_samples": REMEMBER_SAMPLES,
+        "phase_seconds": PHASE_SECONDS,
     }
     (work / "input.json").write_text(json.dumps(payload))
     result_path = work / "result.json"
-    cmd = [
-        str(python),
-        str(Path(__file__).resolve()),
-        "kuzu-worker",
-        str(work / "input.json"),
-        str(result_path),
-    ]
+    cmd = [str(python), str(Path(kuzu_worker.__file__).resolve()), str(work / "input.json"), str(result_path)]
     try:
         with (work / "kuzu-memory.log").open("w") as errlog:
             proc = subprocess.run(
@@ -305,152 +271,33 @@ def _kuzu_memory(
             )
     except subprocess.TimeoutExpired:
         if result_path.exists():
-            out = json.loads(result_path.read_text())
+            out = _with_percentiles(json.loads(result_path.read_text()))
             out.setdefault("notes", []).append("stopped at its time limit")
-            return dict(out)
+            return out
         return {"skipped": "did not finish its first size within its time limit"}
     if not result_path.exists():
         tail = " ".join((work / "kuzu-memory.log").read_text(errors="replace").strip().splitlines()[-3:])
         return {"skipped": f"its worker failed (exit {proc.returncode}): {tail[:300]}"}
-    return dict(json.loads(result_path.read_text()))
+    return _with_percentiles(json.loads(result_path.read_text()))
 
 
-def kuzu_worker(input_path: Path, result_path: Path) -> int:
-    """Runs inside the peer venv: feed kuzu-memory, time remember and attach_memories."""
-    import logging
-
-    logging.disable(logging.CRITICAL)  # its background enrichment logs tracebacks
-    started = time.monotonic()
-    payload = json.loads(input_path.read_text())
-    deadline = started + float(payload["deadline_s"])
-    from datetime import datetime
-    from importlib.metadata import version
-
-    from kuzu_memory import KuzuMemory
-    from kuzu_memory.core.models import Memory, MemoryType
-
-    db = input_path.parent / "project" / ".kuzu-memory" / "memories.db"
-    db.parent.mkdir(parents=True, exist_ok=True)
-    t0 = time.perf_counter()
-    memory = KuzuMemory(db_path=db, enable_git_sync=False, auto_sync=False)
-    out: dict[str, Any] = {
-        "version": version("kuzu-memory"),
-        "kuzu": version("kuzu"),
-        "open_s": round(time.perf_counter() - t0, 3),
-        "sizes": {},
-        "notes": [],
-    }
-
-    def save() -> None:
-        result_path.write_text(json.dumps(out, indent=2))
-
-    facts, extra = payload["facts"], payload["extra"]
-    retries: dict[str, int] = {}
-    out["feed_retries"] = retries
-    fed = 0
-    feed_rate: float | None = None
-    for idx, size in enumerate(payload["sizes"]):
-        remaining = deadline - time.monotonic()
-        if feed_rate:
-            predicted = (size - fed) / feed_rate * 1.3 + 2 * PHASE_SECONDS
-            if predicted > remaining:
-                note = f"not run: feeding {size - fed} more facts needs ~{predicted:.0f} s"
-                out["sizes"][str(size)] = {"note": note}
-                out["notes"].append(f"{size} facts {note}, {remaining:.0f} s left")
-                break
-        t_feed = time.perf_counter()
-        # The build goes through its bulk path (batch_store_memories), as ours may take a direct route;
-        # remember is timed per call below.
-        batch = facts[fed:size]
-        for s in range(0, len(batch), 500):
-            memories = [
-                Memory(
-                    content=content,
-                    memory_type=MemoryType.EPISODIC,
-                    source_type="conversation",
-                    session_id=session,
-                    importance=0.8,
-                    confidence=1.0,
-                    created_at=datetime.now(),
-                )
-                for content, session in batch[s : s + 500]
-            ]
-            for attempt in range(20):
-                try:
-                    memory.batch_store_memories(memories)
-                    break
-                except Exception as err:
-                    # Its background enrichment (started by remember) can hold Kùzu's single write
-                    # transaction: "Only one write transaction at a time is allowed". Wait and retry.
-                    retries[type(err).__name__] = retries.get(type(err).__name__, 0) + 1
-                    if attempt == 19:
-                        out["sizes"][str(size)] = {"note": "not run: its batch store kept failing"}
-                        out["notes"].append(f"feeding {size} facts failed: {str(err)[:200]}")
-                        save()
-                        return 0
-                    time.sleep(0.5)
-            if time.monotonic() > deadline:
-                out["sizes"][str(size)] = {"note": "not run: out of time while feeding"}
-                out["notes"].append(f"feeding stopped at {fed + s + 500} facts: out of time")
-                save()
-                return 0
-        feed_s = time.perf_counter() - t_feed
-        feed_rate = (size - fed) / feed_s if feed_s else None
-        fed = size
-        print(f"kuzu-memory: fed {size} facts, {feed_s:.1f} s for this size", flush=True)
-        search_ms = []
-        per_size = len(payload["queries"]) // len(payload["sizes"])
-        t_search = time.perf_counter()
-        for question in payload["queries"][idx * per_size : (idx + 1) * per_size]:
-            t1 = time.perf_counter()
-            memory.attach_memories(question, max_memories=10)
-            search_ms.append((time.perf_counter() - t1) * 1000)
-            if len(search_ms) >= 20 and time.perf_counter() - t_search > PHASE_SECONDS:
-                break
-        remember_ms = []
-        t_remember = time.perf_counter()
-        for content, session in extra[idx * REMEMBER_SAMPLES : (idx + 1) * REMEMBER_SAMPLES]:
-            t1 = time.perf_counter()
-            memory.remember(content, source="conversation", session_id=session)
-            remember_ms.append((time.perf_counter() - t1) * 1000)
-            if len(remember_ms) >= 10 and time.perf_counter() - t_remember > PHASE_SECONDS:
-                break
-            if time.monotonic() > deadline:
-                out["notes"].append(f"remember samples at {size} stopped at {len(remember_ms)}: out of time")
-                break
-        out["sizes"][str(size)] = {
-            "search": _pct(search_ms),
-            "remember": _pct(remember_ms),
-            "feed_facts_per_s": round(feed_rate or 0.0, 1),
+def _with_percentiles(out: dict[str, Any]) -> dict[str, Any]:
+    """The worker's raw samples per size (``search_ms``, ``remember_ms``) as percentiles (``search``, ...)."""
+    for size, figures in out.get("sizes", {}).items():
+        out["sizes"][size] = {
+            key.removesuffix("_ms"): pct(value) if key.endswith("_ms") else value
+            for key, value in figures.items()
         }
-        save()
-    with_close = getattr(memory, "close", None)
-    if callable(with_close):
-        with_close()
-    if retries:
-        out["notes"].append(
-            f"its batch store failed and was retried {sum(retries.values())} times: its background "
-            "enrichment holds Kùzu's only write transaction"
-        )
-    out["notes"].append(
-        "fed with batch_store_memories (its bulk path); remember timed per call; "
-        "attach_memories(question, max_memories=10), default strategy (keyword/entity, no model)"
-    )
-    save()
-    return 0
+    return out
 
 
-# ----------------------------------------------------------------- entry points
+# ----------------------------------------------------------------- entry point
 
 
 def run_peers(
     *, sizes: list[int], seed: int, n_queries: int, work_dir: Path, time_limit: float, peer_venv: Path
 ) -> dict[str, Any]:
     """Both peers, each within its share of ``time_limit`` seconds; never raises."""
-    import anyio
-
-    from bench.perf import corpus, queries
-
     largest = max(sizes)
     stream = corpus(largest + REMEMBER_SAMPLES * len(sizes), seed)
     facts, extra = stream[:largest], stream[largest:]
@@ -476,19 +323,3 @@ def run_peers(
         results["kuzu-memory"] = {"skipped": _reason(err)}
     _log(f"peers done in {time.monotonic() - start:.0f} s")
     return results
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="bench.perf peers (internal)")
-    sub = parser.add_subparsers(dest="command", required=True)
-    worker = sub.add_parser("kuzu-worker")
-    worker.add_argument("input", type=Path)
-    worker.add_argument("result", type=Path)
-    args = parser.parse_args(argv)
-    code = kuzu_worker(args.input, args.result)
-    sys.stdout.flush()
-    os._exit(code)  # its background enrichment threads would otherwise hold the exit
-
-
-if __name__ == "__main__":
-    sys.exit(main())

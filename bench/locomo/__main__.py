@@ -1,0 +1,5 @@
+"""Entry point of ``python -m bench.locomo``."""
+
+from bench.locomo.cli import main
+
+main()

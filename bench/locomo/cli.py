@@ -1,0 +1,107 @@
+"""The ``python -m bench.locomo`` command: load, embed for the baselines, ask both sides, score, write."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from collections.abc import Sequence
+from contextlib import closing
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+import bench.locomo
+from bench.locomo.baselines import baseline_answers
+from bench.locomo.data import DEFAULT_DATA, REPO, Conversation, load_dataset
+from bench.locomo.ours import StoreReport, check_variants, hippograph_answers, open_store, parse_variants
+from bench.locomo.report import describe_run, markdown, write_results
+from bench.locomo.scoring import Score, score, summarize
+from hippograph.config import DEFAULT_MODEL
+from hippograph.store.embed import FastEmbedder, assemble_default_model
+
+DEFAULT_OUT = REPO / "bench" / "results"
+
+
+def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        prog="python -m bench.locomo", description=(bench.locomo.__doc__ or "").splitlines()[0]
+    )
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="LoCoMo JSON (default: %(default)s)")
+    parser.add_argument(
+        "--conversations", type=int, default=None, help="first N conversations (default: all)"
+    )
+    parser.add_argument(
+        "--limit-questions", type=int, default=None, help="first N questions per conversation"
+    )
+    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="results dir (default: %(default)s)")
+    parser.add_argument(
+        "--models-dir", type=Path, default=None, help="model cache (default: under the temp dir)"
+    )
+    parser.add_argument("--model", default=DEFAULT_MODEL, help="embedding model (default: %(default)s)")
+    parser.add_argument("--recall-budget", type=int, default=1000, help="budget_tokens for recall()")
+    parser.add_argument(
+        "--variant", action="append", default=[], metavar="NAME=VALUE", help="RetrievalPolicy override"
+    )
+    return parser.parse_args(argv)
+
+
+def load_embedder(model: str, models_dir: Path | None) -> tuple[FastEmbedder, Path]:
+    models_dir = models_dir or Path(tempfile.gettempdir()) / "hippograph-bench" / "models"
+    if model == DEFAULT_MODEL:
+        assemble_default_model(models_dir)
+    return FastEmbedder(model, models_dir), models_dir
+
+
+def embed_for_baselines(
+    convs: Sequence[Conversation], embedder: FastEmbedder
+) -> tuple[list[np.ndarray], list[np.ndarray], float]:
+    """All turns, then all questions, each in one embed() call; split back per conversation."""
+    start = time.perf_counter()
+    turns = embedder.embed([t.content for c in convs for t in c.turns])
+    questions = embedder.embed([q.text for c in convs for q in c.questions])
+    seconds = time.perf_counter() - start
+    turn_cuts = np.cumsum([len(c.turns) for c in convs])[:-1]
+    question_cuts = np.cumsum([len(c.questions) for c in convs])[:-1]
+    return np.split(turns, turn_cuts), np.split(questions, question_cuts), seconds
+
+
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    started = time.perf_counter()
+    overrides = parse_variants(args.variant)
+    check_variants(overrides)
+    convs = load_dataset(args.data, args.conversations, args.limit_questions)
+    embedder, models_dir = load_embedder(args.model, args.models_dir)
+    turn_vectors, question_vectors, embed_s = embed_for_baselines(convs, embedder)
+
+    scores: dict[str, list[Score]] = defaultdict(list)
+    report = StoreReport()
+    with tempfile.TemporaryDirectory(prefix="hippograph-locomo-") as tmp:
+        for conv, turns, questions in zip(convs, turn_vectors, question_vectors, strict=True):
+            answers = baseline_answers(conv, turns, questions)
+            with closing(open_store(Path(tmp) / conv.conv_id, models_dir, args.model, embedder)) as memory:
+                answers |= hippograph_answers(conv, memory, overrides, args.recall_budget, report)
+            for method, got in answers.items():
+                scores[method] += [
+                    score(q, conv.conv_id, a) for q, a in zip(conv.questions, got, strict=True)
+                ]
+            print(
+                f"{conv.conv_id}: {len(conv.turns)} turns, {len(conv.questions)} questions", file=sys.stderr
+            )
+
+    extra = {"variants": overrides, "baseline_embed_s": embed_s, "run_s": time.perf_counter() - started}
+    return {
+        "meta": describe_run(args, convs, embedder, report, extra),
+        "methods": {method: summarize(rows) for method, rows in scores.items()},
+    }
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    args = parse_args(argv)
+    results = run(args)
+    path = write_results(results, args.out, results["meta"]["variants"])
+    print(markdown(results))
+    print(f"written: {path} and {path.with_suffix('.json')}", file=sys.stderr)

@@ -1,0 +1,95 @@
+"""Start hippograph as a client would: its environment, the CLI, an HTTP server on a free port."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import anyio
+
+PYTHON = sys.executable
+
+
+def server_env(data_dir: Path, models_dir: Path, **extra: str) -> dict[str, str]:
+    """The environment a real client would give a server process: only what it needs."""
+    env = {
+        "PATH": os.environ.get("PATH", ""),
+        "HOME": os.environ.get("HOME", str(data_dir)),
+        "HIPPOGRAPH_DATA_DIR": str(data_dir),
+        "HIPPOGRAPH_MODELS_DIR": str(models_dir),
+        "HIPPOGRAPH_LOG_LEVEL": "WARNING",
+    }
+    env.update(extra)
+    return env
+
+
+def run_cli(data_dir: Path, models_dir: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """Run the console script as a user would, against a data dir."""
+    return subprocess.run(
+        [PYTHON, "-m", "hippograph", *args],
+        env=server_env(data_dir, models_dir),
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+async def wait_for_port(port: int, process: subprocess.Popen[bytes], timeout: float = 60) -> None:
+    """Return once ``process`` accepts connections on loopback ``port``; fail if it exits first."""
+    with anyio.fail_after(timeout):
+        while True:
+            if process.poll() is not None:
+                raise RuntimeError(f"server exited with {process.returncode} before listening")
+            try:
+                stream = await anyio.connect_tcp("127.0.0.1", port)
+            except OSError:
+                await anyio.sleep(0.05)
+                continue
+            await stream.aclose()
+            return
+
+
+@dataclass(frozen=True)
+class HttpServer:
+    process: subprocess.Popen[bytes]
+    port: int
+    transport: str
+
+    @property
+    def url(self) -> str:
+        """The MCP endpoint of its transport: ``/sse`` or ``/mcp``."""
+        return f"http://127.0.0.1:{self.port}/{'sse' if self.transport == 'sse' else 'mcp'}"
+
+
+@asynccontextmanager
+async def http_server(
+    data_dir: Path, models_dir: Path, transport: str = "http", **extra_env: str
+) -> AsyncIterator[HttpServer]:
+    """``hippograph serve --transport http|sse`` on a free loopback port, listening; stopped at exit."""
+    port = free_port()
+    process = subprocess.Popen(
+        [PYTHON, "-m", "hippograph", "serve", "--transport", transport, "--port", str(port)],
+        env=server_env(data_dir, models_dir, **extra_env),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+    )
+    try:
+        await wait_for_port(port, process)
+        yield HttpServer(process, port, transport)
+    finally:
+        if process.poll() is None:
+            process.terminate()
+        process.wait(timeout=30)
