@@ -62,7 +62,7 @@ from hippograph.store.access_log import AccessLog
 from hippograph.store.embed import Embedder, FastEmbedder
 from hippograph.store.entity_index import EntityIndex, PendingEntities, visible_scopes
 from hippograph.store.graph import GraphStore, Relation
-from hippograph.store.graph_mirror import ClaimKey, claim_key
+from hippograph.store.read_model import ClaimKey, claim_key
 from hippograph.store.vectors import Filter, VectorStore, fact_row
 from hippograph.text import secrets_scan
 from hippograph.text.narrative import NarrativeFact, Profile, build_narrative, count_tokens
@@ -605,7 +605,7 @@ class Memory:
             old = self._get(hits[0].id)
         lc.check_correctable(old, self._current_version(old))
         # The corrected fact keeps what the old one was about, except the value it got wrong.
-        names = [n for n in self.graph.entity_names_for([old.id]).get(old.id, []) if n != old.object]
+        names = [n for n in self.graph.read.entity_names_for([old.id]).get(old.id, []) if n != old.object]
         inherited: dict[str, Any] = {
             "kind": old.kind.value,
             "tags": list(old.tags),
@@ -682,7 +682,7 @@ class Memory:
         sessions = {f.session_id for f in facts if f.session_id is not None}
         unknown = sessions - self._session_tail.keys()
         if unknown:
-            latest = self.graph.last_facts_in_sessions(unknown)
+            latest = self.graph.read.last_facts_in_sessions(unknown)
             stored = self.graph.get_facts(list(latest.values()))
             for sid in unknown:
                 fact = stored.get(latest.get(sid, ""))
@@ -715,7 +715,7 @@ class Memory:
             if confirmed != fact:
                 self.graph.update_fact_state(confirmed)
                 self.vectors.set_status([fact.id], confirmed.status.value)
-        return self._fact_out(confirmed, self.graph.entity_names_for([fact.id]).get(fact.id, []))
+        return self._fact_out(confirmed, self.graph.read.entity_names_for([fact.id]).get(fact.id, []))
 
     def forget(self, fact_id: str, reason: str | None = None) -> FactOut:
         why = check.optional_text(reason, "reason", max_bytes=500) or "forgotten on request"
@@ -726,7 +726,7 @@ class Memory:
             if retracted != fact:
                 self.graph.update_fact_state(retracted)
                 self.vectors.set_status([fact.id], retracted.status.value)
-        return self._fact_out(retracted, self.graph.entity_names_for([fact.id]).get(fact.id, []))
+        return self._fact_out(retracted, self.graph.read.entity_names_for([fact.id]).get(fact.id, []))
 
     def link(self, from_id: str, to_id: str, relation: str, weight: float | None = None) -> LinkOut:
         src = check.node_id(from_id, "from_id")
@@ -775,7 +775,7 @@ class Memory:
                     f"no entity has id {entity_id}: take entity ids from remember's linked_entities"
                 )
             self.graph.link_about(fact.id, entity_id, "mention")
-            linked = sorted({e.dst for e in self.graph.about_edges([fact.id])})
+            linked = sorted({e.dst for e in self.graph.read.about_edges([fact.id])})
             self.vectors.update("facts", [fact.id], {"entity_ids": linked})
             return LinkOut(from_id=src, to_id=dst, relation=rel, edge_type="ABOUT", weight=w)
 
@@ -823,7 +823,7 @@ class Memory:
         query_plan = plan(query, now)
         vector = self.embedder.embed([query])[0]
         ranked, notes = self.retriever.search(query, vector, where, count, query_plan, now=now, as_of=moment)
-        names = self.graph.entity_names_for([r.fact.id for r in ranked])
+        names = self.graph.read.entity_names_for([r.fact.id for r in ranked])
         results = [
             SearchHit(
                 **self._fact_out(r.fact, names.get(r.fact.id, [])).model_dump(),
@@ -963,12 +963,12 @@ class Memory:
         now = self.clock()
         older = self.graph.chain(fact.id, "SUPERSEDES", newer=False)
         newer = self.graph.chain(fact.id, "SUPERSEDES", newer=True)
-        edges = self.graph.fact_edges([fact.id])
+        edges = self.graph.read.fact_edges([fact.id])
         contradicting = sorted(
             {e.dst if e.src == fact.id else e.src for e in edges if e.type == "CONTRADICTS"}
         )
         related = self.graph.get_facts([fid for fid, _ in older + newer] + contradicting)
-        about = self.graph.about_edges([fact.id])
+        about = self.graph.read.about_edges([fact.id])
         entities = self.graph.entities([e.dst for e in about])
         rel = lc.relevance(fact, now, self.policy)
 
@@ -1022,7 +1022,7 @@ class Memory:
         with self._write_lock:
             indexed = self.vectors.ids("facts")
             # Statuses from the graph mirror: reading every fact row took ~6 s at 100k facts.
-            statuses = self.graph.fact_statuses()
+            statuses = self.graph.read.fact_statuses()
             missing_ids = [fid for fid in statuses if fid not in indexed]
             orphans = [fid for fid in indexed if fid not in statuses]
             stale = [fid for fid, status in statuses.items() if fid in indexed and indexed[fid] != status]
@@ -1031,9 +1031,9 @@ class Memory:
                 facts = self.graph.get_facts(batch_ids)
                 batch = [facts[fid] for fid in batch_ids if fid in facts]
                 about: dict[str, list[str]] = {}
-                for edge in self.graph.about_edges(batch_ids):
+                for edge in self.graph.read.about_edges(batch_ids):
                     about.setdefault(edge.src, []).append(edge.dst)
-                before = {e.dst: e.src for e in self.graph.fact_edges(batch_ids, ["NEXT"])}
+                before = {e.dst: e.src for e in self.graph.read.fact_edges(batch_ids, ["NEXT"])}
                 previous = self.graph.get_facts(list(before.values()))
                 texts = [
                     self._index_text(
