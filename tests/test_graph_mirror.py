@@ -48,11 +48,11 @@ def test_mirror_matches_the_stored_graph_after_every_kind_of_write(memory: Memor
 
     assert memory.graph.check_mirror(repair=False) == []
     # And the walk sees what was written: the causal link, both ways, and the session chain.
-    edges = {(e.type, e.src, e.dst) for e in memory.graph.fact_edges([ids["turn1"]])}
+    edges = {(e.type, e.src, e.dst) for e in memory.graph.read.fact_edges([ids["turn1"]])}
     assert ("CAUSES", ids["turn2"], ids["turn1"]) in edges
     assert ("NEXT", ids["turn1"], ids["turn2"]) in edges
     assert (
-        memory.graph.facts_about(
+        memory.graph.read.facts_about(
             memory.entities.resolve("Maya", "global").id,  # type: ignore[union-attr]
             limit=10,
             statuses=("staged", "confirmed"),
@@ -63,13 +63,13 @@ def test_mirror_matches_the_stored_graph_after_every_kind_of_write(memory: Memor
 
 def test_mirror_survives_a_reopen_unchanged(memory: Memory) -> None:
     ids = _workload(memory)
-    before = memory.graph._mirror.snapshot()
+    before = memory.graph.read.snapshot()
     settings, embedder = memory.settings, memory.embedder
     memory.close()
 
     reopened = Memory.open(settings, embedder=embedder)
     try:
-        assert reopened.graph._mirror.snapshot() == before
+        assert reopened.graph.read.snapshot() == before
         assert reopened.search("where does Maya live").results[0].id == ids["porto"]
     finally:
         reopened.close()
@@ -99,7 +99,7 @@ def test_conflict_lookup_follows_status_changes_and_reopening(memory: Memory) ->
 
 def test_a_rolled_back_write_never_reaches_the_mirror(memory: Memory) -> None:
     kept = memory.remember("Kept fact about Ada", entities=["Ada"]).id
-    before = memory.graph._mirror.snapshot()
+    before = memory.graph.read.snapshot()
     fact = memory.graph.get_fact(kept)
     assert fact is not None
 
@@ -108,31 +108,31 @@ def test_a_rolled_back_write_never_reaches_the_mirror(memory: Memory) -> None:
         memory.graph.tag_fact(kept, ["rolled-back"])
         raise RuntimeError("the write fails half way")
 
-    assert memory.graph._mirror.snapshot() == before
+    assert memory.graph.read.snapshot() == before
     assert memory.graph.check_mirror(repair=False) == []
-    assert memory.graph.fact_edges([kept], FACT_EDGES) == []
+    assert memory.graph.read.fact_edges([kept], FACT_EDGES) == []
 
 
 def test_a_rolled_back_write_of_several_keyed_rows_leaves_nothing(memory: Memory) -> None:
-    # A few rows are written one keyed statement each (graph._for_each): all-or-nothing still.
+    # A few rows are written one keyed statement each (KuzuSession.for_each): all-or-nothing still.
     kept = memory.remember("Kept fact about Ada", entities=["Ada"]).id
     other = memory.remember("Another fact about Ada", entities=["Ada"]).id
     ada = memory.entities.resolve("Ada", "global")
     assert ada is not None
-    before = memory.graph._mirror.snapshot()
+    before = memory.graph.read.snapshot()
 
     with pytest.raises(RuntimeError), memory.graph.transaction():
         memory.graph.tag_facts([(kept, "one"), (kept, "two"), (other, "one")])
         memory.graph.link_about_many([(kept, ada.id, "mention"), (other, ada.id, "mention")])
         raise RuntimeError("the write fails half way")
 
-    assert memory.graph._mirror.snapshot() == before
+    assert memory.graph.read.snapshot() == before
     assert memory.graph.check_mirror(repair=False) == []
 
 
 def test_doctor_finds_and_repairs_a_drifted_mirror(memory: Memory) -> None:
     ids = _workload(memory)
-    memory.graph._mirror.set_status(ids["porto"], "retracted")  # simulate drift
+    memory.graph.read.set_status(ids["porto"], "retracted")  # simulate drift
 
     report = memory.doctor()
 
@@ -147,7 +147,7 @@ def test_doctor_finds_and_drops_a_stale_cached_fact(memory: Memory) -> None:
     ids = _workload(memory)
     cached = memory.graph.get_fact(ids["porto"])
     assert cached is not None
-    memory.graph._facts[cached.id] = dataclasses.replace(cached, confidence=0.1)  # simulate drift
+    memory.graph._facts.put([dataclasses.replace(cached, confidence=0.1)])  # simulate drift
 
     assert memory.doctor()["graph_mirror_repaired"] == ["fact cache: 1 stale"]
     fact = memory.graph.get_fact(ids["porto"])
@@ -176,9 +176,9 @@ def test_mirror_matches_the_stored_graph_after_a_batched_write(memory: Memory) -
 
 
 def test_related_entities_come_strongest_first_and_follow_new_links() -> None:
-    from hippograph.store.graph_mirror import GraphMirror
+    from hippograph.store.read_model import ReadModel
 
-    mirror = GraphMirror()
+    mirror = ReadModel()
     mirror.load_entities(["e_a", "e_b", "e_c"], ["A", "B", "C"])
     mirror.link_entities("e_a", "e_b", {"weight": 0.5})
     mirror.link_entities("e_a", "e_c", {"weight": 0.9})

@@ -21,8 +21,8 @@ def test_remembering_more_prepares_no_new_statements(memory: Memory) -> None:
 
     for i in range(3):
         remember(i)
-    prepared = set(memory.graph._prepared)
+    prepared = set(memory.graph._session._prepared)
     for i in range(3, 12):
         remember(i)
 
-    assert set(memory.graph._prepared) == prepared
+    assert set(memory.graph._session._prepared) == prepared

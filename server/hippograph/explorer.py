@@ -93,7 +93,7 @@ def graph_view(memory: Memory, limit: int) -> dict[str, Any]:
     recent = facts[-limit:]
     fact_ids = {f.id for f in recent}
     now = memory.clock()
-    about = memory.graph.about_edges(sorted(fact_ids))
+    about = memory.graph.read.about_edges(sorted(fact_ids))
     entities = memory.graph.entities(sorted({e.dst for e in about}))
     nodes = [_fact_node(f, lc.relevance(f, now, memory.policy).value) for f in reversed(recent)]
     nodes += [
@@ -115,13 +115,13 @@ def graph_view(memory: Memory, limit: int) -> dict[str, Any]:
             {"id": f"x{len(edges)}", "type": edge_type, "source": source, "target": target, "label": label}
         )
 
-    for edge in memory.graph.fact_edges(sorted(fact_ids)):
+    for edge in memory.graph.read.fact_edges(sorted(fact_ids)):
         if edge.src in fact_ids and edge.dst in fact_ids:
             add(edge.type, edge.src, edge.dst, edge.type.lower().replace("_", " "))
     for edge in about:
         if edge.dst in entities:
             add("ABOUT", edge.src, edge.dst, str(edge.props.get("role", "")))
-    for edge in memory.graph.entity_relations(sorted(entities)):
+    for edge in memory.graph.read.entity_relations(sorted(entities)):
         if edge.src in entities and edge.dst in entities:
             add("RELATES", edge.src, edge.dst, str(edge.props.get("predicate") or "related to"))
     return {

@@ -5,6 +5,7 @@
     │   └── SecretDetected          content holds a credential; nothing was written
     ├── NotFound                    an id or name that does not exist (in this scope)
     ├── InvalidTransition           a lifecycle change the fact's state forbids
+    ├── InternalError               hippograph broke a rule of its own code: a bug, not the input
     └── StoreError                  the data dir cannot be used
         ├── DataDirNotWritable
         ├── SchemaTooNew            written by a newer hippograph: we refuse to touch it
@@ -32,6 +33,10 @@ class NotFound(HippographError):
 
 
 class InvalidTransition(HippographError):
+    pass
+
+
+class InternalError(HippographError):
     pass
 
 

@@ -172,12 +172,12 @@ class Retriever:
         named = {entity.id for entity, _, how in anchors if how == "name"}
         if not named:
             return
-        for fid in self._graph.about_any(list(fused), named):
+        for fid in self._graph.read.about_any(list(fused), named):
             fused[fid].fused *= 1 + self.policy.anchor_bonus
 
     def _about_anchors(self, hits: Sequence[Hit], anchors: Sequence[tuple[Entity, float, str]]) -> list[Hit]:
         """The hits about any of the anchors, in order, ranked afresh."""
-        about = self._graph.about_any([h.id for h in hits], [entity.id for entity, _, _ in anchors])
+        about = self._graph.read.about_any([h.id for h in hits], [entity.id for entity, _, _ in anchors])
         return [replace(hit, rank=rank) for rank, hit in enumerate((h for h in hits if h.id in about), 1)]
 
     def _feedback_terms(self, query: str, fused: Mapping[str, Candidate]) -> list[str]:
@@ -197,7 +197,7 @@ class Retriever:
         p = self.policy
         top = sorted(fused.values(), key=lambda c: (-c.fused, c.id))[: p.neighbour_top]
         given = {c.id: c.fused for c in top}
-        for edge in self._graph.fact_edges(list(given), ["NEXT"]):
+        for edge in self._graph.read.fact_edges(list(given), ["NEXT"]):
             for here, there, share in (
                 (edge.src, edge.dst, p.next_share),
                 (edge.dst, edge.src, p.prev_share),
@@ -253,7 +253,7 @@ class Retriever:
         facts = self._graph.get_facts(fact_ids)
         about: dict[str, list[str]] = {}
         if where.entity_ids_any is not None:
-            for edge in self._graph.about_edges(list(facts)):
+            for edge in self._graph.read.about_edges(list(facts)):
                 about.setdefault(edge.src, []).append(edge.dst)
         return {fid for fid, fact in facts.items() if where.matches(fact_row(fact, about.get(fid, [])))}
 
@@ -282,7 +282,7 @@ class Retriever:
         # an anchor points at is corroborated). A node is expanded once, at its first hop.
         best: dict[str, Activation] = {}
         expanded: set[str] = set()
-        total = self._graph.fact_count()
+        total = self._graph.read.fact_count()
         fact_frontier = {fid: Activation(v, 0, "seed", fid) for fid, v in seed_facts.items()}
         entity_frontier = {eid: Activation(v, 0, "anchor", eid) for eid, v in seed_entities.items()}
 
@@ -311,15 +311,15 @@ class Retriever:
             expanded |= set(fact_frontier) | set(entity_frontier)
             next_facts: dict[str, Activation] = {}
             next_entities: dict[str, Activation] = {}
-            for edge in self._graph.fact_edges(list(fact_frontier), FACT_EDGES):
+            for edge in self._graph.read.fact_edges(list(fact_frontier), FACT_EDGES):
                 for here, there in ((edge.src, edge.dst), (edge.dst, edge.src)):
                     if here in fact_frontier:
                         value = fact_frontier[here].value * _edge_weight(edge, weights) * p.hop_decay
                         offer(next_facts, there, Activation(value, hop, edge.type, here), here)
-            for edge in self._graph.about_edges(list(fact_frontier)):
+            for edge in self._graph.read.about_edges(list(fact_frontier)):
                 value = fact_frontier[edge.src].value * weights["ABOUT"] * p.hop_decay
                 offer(next_entities, edge.dst, Activation(value, hop, "ABOUT", edge.src), edge.src)
-            for edge in self._graph.tag_neighbours(list(fact_frontier), limit=p.max_fanout_per_node):
+            for edge in self._graph.read.tag_neighbours(list(fact_frontier), limit=p.max_fanout_per_node):
                 value = fact_frontier[edge.src].value * weights["HAS_TAG"] * p.hop_decay
                 offer(next_facts, edge.dst, Activation(value, hop, "HAS_TAG", edge.src), edge.src)
             specific = {eid: self._specificity(eid, total) for eid in entity_frontier}
@@ -330,13 +330,15 @@ class Retriever:
                 entity = self._entities.get(eid)
                 name = entity.name if entity else None
                 second = runner_up.get(eid)
-                for fid in self._graph.facts_about(
+                for fid in self._graph.read.facts_about(
                     eid, limit=p.max_fanout_per_node, statuses=ACTIVE_STATUSES
                 ):
                     via = second if fid == act.from_id and second is not None else act
                     value = via.value * specific[eid] * weights["ABOUT"] * p.hop_decay
                     offer(next_facts, fid, Activation(value, hop, "ABOUT", eid, name), via.from_id)
-            related = self._graph.related_entities([eid for eid, _ in walkable], limit=p.max_fanout_per_node)
+            related = self._graph.read.related_entities(
+                [eid for eid, _ in walkable], limit=p.max_fanout_per_node
+            )
             for here, there, strength in related:
                 value = entity_frontier[here].value * weights["RELATES"] * strength * p.hop_decay
                 offer(next_entities, there, Activation(value, hop, "RELATES", here), here)

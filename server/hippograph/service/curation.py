@@ -103,6 +103,6 @@ class Curator:
                     f"no entity has id {entity_id}: take entity ids from remember's linked_entities"
                 )
             self.stores.graph.link_about(fact.id, entity_id, "mention")
-            linked = sorted({e.dst for e in self.stores.graph.about_edges([fact.id])})
+            linked = sorted({e.dst for e in self.stores.graph.read.about_edges([fact.id])})
             self.stores.vectors.update("facts", [fact.id], {"entity_ids": linked})
             return LinkOut(from_id=src, to_id=dst, relation=rel, edge_type=EdgeType.ABOUT, weight=w)

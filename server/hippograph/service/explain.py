@@ -25,12 +25,12 @@ class Explainer:
         now = self.stores.clock()
         older = self.stores.graph.chain(fact.id, EdgeType.SUPERSEDES, newer=False)
         newer = self.stores.graph.chain(fact.id, EdgeType.SUPERSEDES, newer=True)
-        edges = self.stores.graph.fact_edges([fact.id])
+        edges = self.stores.graph.read.fact_edges([fact.id])
         contradicting = sorted(
             {e.dst if e.src == fact.id else e.src for e in edges if e.type == EdgeType.CONTRADICTS}
         )
         related = self.stores.graph.get_facts([fid for fid, _ in older + newer] + contradicting)
-        about = self.stores.graph.about_edges([fact.id])
+        about = self.stores.graph.read.about_edges([fact.id])
         entities = self.stores.graph.entities([e.dst for e in about])
         rel = lc.relevance(fact, now, self.stores.policy)
 

@@ -74,7 +74,7 @@ class Reader:
         ranked, notes = self.stores.retriever.search(
             query, vector, where, count, query_plan, now=now, as_of=moment
         )
-        names = self.stores.graph.entity_names_for([r.fact.id for r in ranked])
+        names = self.stores.graph.read.entity_names_for([r.fact.id for r in ranked])
         results = [
             SearchHit(
                 **fact_out(r.fact, names.get(r.fact.id, [])).model_dump(),

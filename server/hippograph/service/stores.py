@@ -65,7 +65,7 @@ class SessionTails:
         sessions = {f.session_id for f in facts if f.session_id is not None}
         unknown = sessions - self._tail.keys()
         if unknown:
-            latest = self.graph.last_facts_in_sessions(unknown)
+            latest = self.graph.read.last_facts_in_sessions(unknown)
             stored = self.graph.get_facts(list(latest.values()))
             for sid in unknown:
                 fact = stored.get(latest.get(sid, ""))
@@ -121,4 +121,4 @@ class Stores:
         return newer[-1][0] if newer else None
 
     def entity_names(self, fact_id: str) -> list[str]:
-        return self.graph.entity_names_for([fact_id]).get(fact_id, [])
+        return self.graph.read.entity_names_for([fact_id]).get(fact_id, [])

@@ -88,7 +88,7 @@ class Upkeep:
         with self.stores.write_lock:
             indexed = self.stores.vectors.ids("facts")
             # Statuses from the graph mirror: reading every fact row took ~6 s at 100k facts.
-            statuses = self.stores.graph.fact_statuses()
+            statuses = self.stores.graph.read.fact_statuses()
             missing_ids = [fid for fid in statuses if fid not in indexed]
             orphans = [fid for fid in indexed if fid not in statuses]
             stale = [fid for fid, status in statuses.items() if fid in indexed and indexed[fid] != status]
@@ -97,9 +97,9 @@ class Upkeep:
                 facts = self.stores.graph.get_facts(batch_ids)
                 batch = [facts[fid] for fid in batch_ids if fid in facts]
                 about: dict[str, list[str]] = {}
-                for edge in self.stores.graph.about_edges(batch_ids):
+                for edge in self.stores.graph.read.about_edges(batch_ids):
                     about.setdefault(edge.src, []).append(edge.dst)
-                before = {e.dst: e.src for e in self.stores.graph.fact_edges(batch_ids, [EdgeType.NEXT])}
+                before = {e.dst: e.src for e in self.stores.graph.read.fact_edges(batch_ids, [EdgeType.NEXT])}
                 previous = self.stores.graph.get_facts(list(before.values()))
                 texts = [
                     index_text(

@@ -35,7 +35,7 @@ from hippograph.service.shaping import entity_row, entity_text, fact_out, index_
 from hippograph.service.stores import Stores
 from hippograph.store.entity_index import EntityIndex, PendingEntities
 from hippograph.store.graph import Relation
-from hippograph.store.graph_mirror import ClaimKey, claim_key
+from hippograph.store.read_model import ClaimKey, claim_key
 from hippograph.store.vectors import fact_row
 
 # Facts per write batch of remember_many: one embedding call, one graph transaction, one
@@ -297,7 +297,9 @@ class Writer:
             old = self.stores.fact(hits[0].id)
         lc.check_correctable(old, self.stores.current_version(old))
         # The corrected fact keeps what the old one was about, except the value it got wrong.
-        names = [n for n in self.stores.graph.entity_names_for([old.id]).get(old.id, []) if n != old.object]
+        names = [
+            n for n in self.stores.graph.read.entity_names_for([old.id]).get(old.id, []) if n != old.object
+        ]
         inherited: dict[str, Any] = {
             "kind": old.kind.value,
             "tags": list(old.tags),

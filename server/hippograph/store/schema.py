@@ -14,6 +14,8 @@ from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any
 
+from hippograph.domain.errors import InternalError, StoreError
+
 
 @dataclass(frozen=True)
 class Migration:
@@ -30,7 +32,7 @@ def _schema_root() -> Traversable:
     source = Path(__file__).resolve().parents[3] / "graph_schema"
     if source.is_dir():
         return source
-    raise FileNotFoundError("graph_schema/ is missing from this installation: reinstall hippograph")
+    raise StoreError("graph_schema/ is missing from this installation: reinstall hippograph")
 
 
 def _split_statements(text: str) -> tuple[str, ...]:
@@ -47,7 +49,7 @@ def kuzu_migrations() -> tuple[Migration, ...]:
             found.append(Migration(int(match[1]), match[2], _split_statements(entry.read_text("utf-8"))))
     found.sort(key=lambda m: m.version)
     if [m.version for m in found] != list(range(1, len(found) + 1)):
-        raise RuntimeError(
+        raise InternalError(
             f"graph_schema/kuzu migrations are not numbered 1..N: {[m.version for m in found]}"
         )
     return tuple(found)

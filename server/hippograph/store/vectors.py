@@ -1,14 +1,13 @@
-"""LanceDB adapter: the only module that speaks Lance.
+"""The vector index (LanceDB): buffered writes, and vector and full-text search under filters.
 
 LanceDB holds, per fact and per entity, the text, its vector and the few columns that
 candidate search filters on. It is an index over Kùzu and can always be rebuilt from it:
 a table written by another schema version or another embedding model is dropped and
-rebuilt at start. Every filter is built from validated values (``_sql_literal``).
+rebuilt at start (lance_tables.py). Every filter is built from validated values (``_sql_literal``).
 """
 
 from __future__ import annotations
 
-import json
 import logging
 import re
 import threading
@@ -21,23 +20,14 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pyarrow as pa
 
+from hippograph.domain.errors import InternalError
 from hippograph.domain.models import Fact
-from hippograph.store.schema import lance_table_spec
+from hippograph.store.lance_tables import open_table
 
 log = logging.getLogger(__name__)
 
 _TABLES = ("facts", "entities")
-_META_KEY = b"hippograph"
-_ARROW_TYPES = {
-    "string": pa.string(),
-    "string_list": pa.list_(pa.string()),
-    "timestamp": pa.timestamp("us", tz="UTC"),
-}
-# Vectors are unit length: half precision keeps ~3 significant digits of each component, and
-# halves the table (768 of ~1,700 bytes a fact at 384 dimensions).
-_VECTOR_ELEMENTS = {"float32": pa.float32(), "float16": pa.float16()}
 # Ids are ours (prefix + hex); anything else in a filter is a bug or an attack.
 _ID = re.compile(r"^[a-z]_[0-9a-f]{16}$")
 # Compact the fragments small appends leave behind once this many accumulate.
@@ -52,10 +42,6 @@ _KEEP_VERSIONS = timedelta(minutes=1)
 # 7-9 ms a query; re-ranking with exact vectors (refine_factor 4) lifts that to 0.999 but
 # costs ~5 ms more (12-14 ms), and the top-40 is only the candidate list fusion re-ranks.
 _NPROBES = 20
-# Scalar indexes named in graph_schema/lance/*.json ("index" on a field). Without them a
-# filtered query scans the filter columns: at 100k facts the status/scope prefilter cost
-# 8-10 ms of a 20 ms vector query; with bitmaps it costs ~2 ms. Built in well under 1 s.
-_SCALAR_INDEXES = {"btree": "BTree", "bitmap": "Bitmap", "label_list": "LabelList"}  # in lancedb.index
 # Writes are buffered and written by a background thread this long after the first one, in
 # one LanceDB add (or by the next read, first, so every read sees every acknowledged write).
 # A LanceDB add costs ~10 ms and a version whatever its size; buffered, a remember costs an
@@ -77,7 +63,7 @@ def id_list(ids: Iterable[str]) -> str:
     checked = []
     for value in ids:
         if not _ID.match(value):
-            raise ValueError(f"not a hippograph id: {value!r}")
+            raise InternalError(f"not a hippograph id: {value!r}")
         checked.append(_sql_literal(value))
     return "(" + ", ".join(checked) + ")"
 
@@ -194,19 +180,6 @@ class _Matrix:
         return [Hit(self.ids[i], float(sims[i]), r) for r, i in enumerate(top, 1) if np.isfinite(sims[i])]
 
 
-def _arrow_schema(table: str, dim: int, model: str) -> pa.Schema:
-    spec = lance_table_spec(table)
-    fields = []
-    for field in spec["fields"]:
-        if field["type"] == "vector":
-            kind = pa.list_(_VECTOR_ELEMENTS[field.get("element", "float32")], dim)
-        else:
-            kind = _ARROW_TYPES[field["type"]]
-        fields.append(pa.field(field["name"], kind, nullable=field["nullable"]))
-    meta = {"version": spec["version"], "model": model, "dim": dim}
-    return pa.schema(fields, metadata={_META_KEY: json.dumps(meta).encode()})
-
-
 class VectorStore:
     def __init__(self, path: Path, *, dim: int, model: str) -> None:
         # Imported here, not with this module: the import takes ~1.1 s (0.9 of it LanceDB's REST
@@ -221,10 +194,13 @@ class VectorStore:
         # must reconcile even after a clean close (Memory.close then records no versions).
         self.write_failed = False
         self._pending_fragments = 0
+        # The tables dropped and created empty (unreadable, or for another schema or model).
         self.rebuilt: set[str] = set()
-        self._tables = {name: self._open(name, model) for name in _TABLES}
-        for name, table in self._tables.items():
-            self._ensure_indexes(name, table)
+        self._tables: dict[str, Any] = {}
+        for name in _TABLES:
+            self._tables[name], rebuilt = open_table(self._db, name, dim=dim, model=model)
+            if rebuilt:
+                self.rebuilt.add(name)
         # The write-behind buffer (see _FLUSH_AFTER_S), guarded by _buffer_lock, which is never
         # held across a LanceDB call: a writer never waits for a flush in progress.
         self._buffer_lock = threading.Lock()
@@ -238,47 +214,6 @@ class VectorStore:
         self._flusher: threading.Thread | None = None
         self._matrix: _Matrix | None = None  # the entities, while few enough (see _IN_MEMORY_MAX_ROWS)
         self._matrix_loaded = False
-
-    def _open(self, name: str, model: str) -> Any:
-        schema = _arrow_schema(name, self._dim, model)
-        rows = None
-        if name in self._db.list_tables().tables:
-            try:
-                table = self._db.open_table(name)
-            except Exception as err:
-                # A process killed while creating the table leaves a directory without a
-                # committed version (seen when a client killed a server mid-open).
-                log.warning("LanceDB table %r cannot be opened (%s): rebuilding it", name, err)
-                self.rebuilt.add(name)
-            else:
-                found = json.loads((table.schema.metadata or {}).get(_META_KEY, b"{}"))
-                wanted = json.loads(schema.metadata[_META_KEY])
-                if found == wanted:
-                    return table
-                if (found.get("model"), found.get("dim")) == (model, self._dim):
-                    # Same model, older layout: carry the rows over, cast, instead of re-embedding.
-                    log.warning("LanceDB table %r: converting to schema version %s", name, wanted["version"])
-                    rows = table.to_arrow().select(schema.names).cast(schema)
-                else:
-                    log.warning("LanceDB table %r was built for another schema or model: rebuilding it", name)
-                    self.rebuilt.add(name)
-            # If the process dies before the new table is written, the next open finds none and
-            # re-indexes from the graph.
-            self._db.drop_table(name)
-        return self._db.create_table(name, data=rows, schema=schema)
-
-    def _ensure_indexes(self, name: str, table: Any) -> None:
-        """Create the indexes the table lacks: full text on ``text``, and the scalar indexes the
-        schema asks for (older stores, or a process killed between creating a table and these)."""
-        import lancedb.index
-
-        have = {column for index in table.list_indices() for column in index.columns}
-        if "text" not in have:
-            table.create_index("text", config=lancedb.index.FTS())
-        for field in lance_table_spec(name)["fields"]:
-            kind = field.get("index")
-            if kind and field["name"] not in have:
-                table.create_index(field["name"], config=getattr(lancedb.index, _SCALAR_INDEXES[kind])())
 
     def close(self) -> None:
         """Stop the background writer and write what is buffered (raises if that write fails)."""

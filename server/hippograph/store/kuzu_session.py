@@ -1,0 +1,238 @@
+"""One Kùzu connection: bound statements prepared once, transactions with after-commit hooks.
+
+Every ``$param`` of a statement must be bound: kuzu 0.11.3 treats an unbound parameter in a
+WHERE as matching every row, which would turn an update or delete of one fact into one of all
+of them, so ``run`` refuses such a call. Besides single statements, the session reads whole
+tables as columns (Arrow) and builds the batched writes (``for_each``) that kuzu plans well.
+"""
+
+from __future__ import annotations
+
+import gc
+import re
+import threading
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager, suppress
+from pathlib import Path
+from typing import Any
+
+import kuzu
+
+from hippograph.domain.errors import InternalError, StoreError
+
+_PARAM = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
+# Up to this many rows, for_each runs a keyed statement per row instead of one UNWIND.
+_KEYED_ROWS = 16
+
+# What a write leaves to do once it is committed (e.g. update the read model).
+CommitHook = Callable[[], None]
+
+
+def one_result(result: kuzu.QueryResult | list[kuzu.QueryResult]) -> kuzu.QueryResult:
+    """The result of one statement (kuzu returns a list only for a string of several)."""
+    if isinstance(result, list):
+        raise InternalError(f"one Kùzu statement was expected, {len(result)} ran")
+    return result
+
+
+def check_params(query: str, params: Mapping[str, Any]) -> None:
+    """Refuse a statement whose ``$params`` and bound values differ (see the module doc)."""
+    wanted = set(_PARAM.findall(query))
+    if wanted != set(params):
+        # A bug, never user input: refusing here is what keeps a one-row delete one row.
+        raise InternalError(
+            f"Cypher parameters do not match: unbound {sorted(wanted - set(params))}, "
+            f"unused {sorted(set(params) - wanted)}"
+        )
+
+
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    """No cyclic garbage collection while a whole-table load allocates millions of objects.
+
+    Each allocation burst otherwise triggers collections that rescan everything loaded so far:
+    loading the mirror of 100k facts took 2.9-4.0 s with collection on, 2.3-3.2 s off.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _run_each(hooks: Sequence[CommitHook]) -> None:
+    for hook in hooks:
+        hook()
+
+
+class KuzuSession:
+    """One Kùzu database (a single file) opened read-write by this process, and its connection.
+
+    ``lock`` serialises every use of the connection; a transaction holds it from BEGIN to
+    COMMIT, so inside one, ``in_transaction`` is true only for the thread that runs it.
+    """
+
+    def __init__(
+        self,
+        path: Path,
+        *,
+        max_db_size: int,
+        buffer_pool_bytes: int,
+        publish: Callable[[Sequence[CommitHook]], None] = _run_each,
+    ) -> None:
+        self.path = path
+        self.lock = threading.RLock()
+        self._publish = publish
+        try:
+            self._db = kuzu.Database(str(path), max_db_size=max_db_size, buffer_pool_size=buffer_pool_bytes)
+        except RuntimeError as err:
+            raise StoreError(
+                f"cannot open the graph store {path}: {err}. If another hippograph process is using "
+                "this data dir, stop it or point this one at another --data-dir."
+            ) from err
+        self._conn = kuzu.Connection(self._db)
+        # Each statement is prepared once: kuzu 0.11.3 keeps ~30-130 KB of native memory for
+        # every statement it prepares (an UNWIND of a 25-field row: ~0.17 MB a call), so
+        # preparing per call grew a server by ~0.5 MB per remember, without bound. Planning
+        # once also saves the planner's time on every call after the first.
+        self._prepared: dict[str, kuzu.PreparedStatement] = {}
+        self._types: dict[str, dict[str, str]] = {}  # table -> column -> Kùzu type (see cast)
+        # The open transaction's commit hooks; None outside a transaction.
+        self._hooks: list[CommitHook] | None = None
+
+    def close(self) -> None:
+        with self.lock:
+            self._conn.close()
+            self._db.close()
+
+    # ------------------------------------------------------------ statements
+
+    def run(self, query: str, params: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
+        """One statement, every ``$param`` bound, its rows as dicts."""
+        params = dict(params or {})
+        check_params(query, params)
+        with self.lock:
+            prepared = self._prepared.get(query)
+            if prepared is None:
+                prepared = self._prepared[query] = self._conn.prepare(query)
+            result = one_result(self._conn.execute(prepared, params))
+            columns = result.get_column_names()
+            rows = [dict(zip(columns, row, strict=True)) for row in result.get_all()]
+            result.close()
+        return rows
+
+    def execute(self, statement: str) -> None:
+        """A statement without parameters, not kept prepared (a migration's DDL)."""
+        check_params(statement, {})
+        with self.lock:
+            one_result(self._conn.execute(statement)).close()
+
+    def columns(self, query: str) -> dict[str, list[Any]]:
+        """A whole-table read as Python lists per column (Arrow: ~5x faster than rows)."""
+        check_params(query, {})
+        with self.lock:
+            result = one_result(self._conn.execute(query))
+            table = result.get_as_arrow(chunk_size=1_000_000)
+            result.close()
+        return {name: table.column(name).to_pylist() for name in table.column_names}
+
+    def table_names(self) -> set[str]:
+        with self.lock:
+            result = one_result(self._conn.execute("CALL show_tables() RETURN name"))
+            return {str(row[0]) for row in result.get_all()}  # type: ignore[index]
+
+    # ------------------------------------------------------------ transactions
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """All writes inside commit together or not at all; their hooks run only after COMMIT."""
+        with self.lock:
+            self._conn.execute("BEGIN TRANSACTION")
+            self._hooks = []
+            try:
+                yield
+            except BaseException:
+                self._hooks = None
+                # A statement that failed (e.g. a full buffer pool) has rolled it back already;
+                # "no active transaction" must not hide that failure.
+                with suppress(RuntimeError):
+                    self._conn.execute("ROLLBACK")
+                raise
+            hooks, self._hooks = self._hooks, None
+            self._conn.execute("COMMIT")
+            self._publish(hooks)
+
+    @property
+    def in_transaction(self) -> bool:
+        """Whether a transaction is open: call it holding ``lock``, then it is this thread's."""
+        return self._hooks is not None
+
+    def after_commit(self, hook: CommitHook) -> None:
+        """Run ``hook`` for a write that just ran: now, or when its transaction commits."""
+        with self.lock:
+            if self._hooks is not None:
+                self._hooks.append(hook)
+            else:
+                self._publish([hook])
+
+    # ------------------------------------------------------------ batched writes
+
+    def cast(self, table: str, column: str) -> str:
+        """``CAST(r.column AS type)`` for a row of an UNWIND: Kùzu types a field that is null in
+        every row of a batch as STRING, which it will not store in a TIMESTAMP or a list column."""
+        types = self._types.get(table)
+        if types is None:
+            # table_info takes no parameters; ``table`` is always one of the store's own names.
+            rows = self.run(f"CALL table_info('{table}') RETURN *")
+            types = self._types[table] = {row["name"]: row["type"] for row in rows}
+        return f"CAST(r.{column} AS {types[column]})"
+
+    def for_each(
+        self,
+        rows: list[dict[str, Any]],
+        ends: Sequence[tuple[str, str, str]],
+        table: str,
+        columns: Sequence[str],
+        clause: str,
+    ) -> None:
+        """Run ``clause`` once per row, with each row's ``columns`` of ``table`` bound as ``v_<column>``.
+
+        ``ends`` are the nodes to find first, as (pattern, key property, row field): ``("a:Fact",
+        "id", "src")`` matches ``(a:Fact {id: <row's src>})``. Each is matched in a MATCH of its
+        own, by a plain variable: kuzu 0.11.3 plans a node keyed by a field of the UNWIND row, or
+        two nodes in one MATCH, as a cross product with every node of the table (256 edges took
+        10 s at 100k facts, or exhausted the buffer pool).
+        """
+        with self.lock:
+            if len(rows) == 1 or (self.in_transaction and len(rows) <= _KEYED_ROWS):
+                # A few rows (the single-fact path): ends keyed by parameters are primary-key
+                # lookups (~0.3 ms); found through the UNWIND row, each end costs a scan of its
+                # table (~10 ms at 100k facts). One statement per row, so only inside a
+                # transaction (or for one row), which keeps the rows all-or-nothing.
+                matches = " ".join(
+                    f"MATCH ({pattern} {{{key}: $end{i}}})" for i, (pattern, key, _) in enumerate(ends)
+                )
+                found = [pattern.split(":")[0] for pattern, _, _ in ends]
+                values = [*found, *(f"{self.cast(table, column)} AS v_{column}" for column in columns)]
+                if columns:
+                    query = f"{matches} UNWIND $rows AS r WITH {', '.join(values)} {clause}"
+                else:
+                    query = f"{matches} {clause}"
+                for row in rows:
+                    params: dict[str, Any] = {f"end{i}": row[field] for i, (_, _, field) in enumerate(ends)}
+                    if columns:
+                        params["rows"] = [{c: row[c] for c in columns}]
+                    self.run(query, params)
+                return
+        fields = [*(field for _, _, field in ends), *columns]
+        values = [f"r.{field} AS v_{field}" for _, _, field in ends]
+        values += [f"{self.cast(table, column)} AS v_{column}" for column in columns]
+        query = f"UNWIND $rows AS r WITH {', '.join(values)}"
+        for i, (pattern, key, field) in enumerate(ends):
+            if i:
+                found = [end.split(":")[0] for end, _, _ in ends[:i]]
+                query += f" WITH {', '.join([*found, *(f'v_{f}' for f in fields[i:])])}"
+            query += f" MATCH ({pattern} {{{key}: v_{field}}})"
+        self.run(f"{query} {clause}", {"rows": rows})

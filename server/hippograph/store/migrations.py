@@ -1,0 +1,73 @@
+"""Brings a Kùzu graph to this hippograph's schema version (kept in Meta), refusing a newer one."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Any
+
+import kuzu
+
+from hippograph.domain.errors import SchemaTooNew
+from hippograph.store.kuzu_session import KuzuSession, one_result
+from hippograph.store.schema import graph_schema_version, kuzu_migrations
+
+log = logging.getLogger(__name__)
+
+_VERSION_KEY = "schema_version"
+
+
+def refuse_newer(path: Path) -> None:
+    """Raise ``SchemaTooNew`` for a graph a newer hippograph wrote, opening it read-only first,
+    so that such a data dir is never touched."""
+    if not path.exists():
+        return
+    try:
+        db = kuzu.Database(str(path), read_only=True)
+    except RuntimeError:
+        return  # locked by a writer, or unreadable: the read-write open reports it
+    try:
+        conn = kuzu.Connection(db)
+        tables: list[Any] = one_result(conn.execute("CALL show_tables() RETURN name")).get_all()
+        if "Meta" in {str(row[0]) for row in tables}:
+            result = one_result(conn.execute("MATCH (m:Meta {key: 'schema_version'}) RETURN m.value"))
+            rows: list[Any] = result.get_all()
+            if rows and int(rows[0][0]) > graph_schema_version():
+                raise SchemaTooNew(
+                    f"{path} holds graph schema version {rows[0][0]}, newer than this hippograph "
+                    f"understands ({graph_schema_version()}). Upgrade hippograph; nothing was touched."
+                )
+        conn.close()
+    finally:
+        db.close()
+
+
+def schema_version(session: KuzuSession) -> int:
+    """The version the graph was last migrated to; 0 for a new, empty graph."""
+    if "Meta" not in session.table_names():
+        return 0
+    value = get_meta(session, _VERSION_KEY)
+    return int(value) if value is not None else 0
+
+
+def migrate(session: KuzuSession) -> None:
+    """Apply each migration newer than the graph, each in a transaction with its version."""
+    current = schema_version(session)
+    for migration in kuzu_migrations():
+        if migration.version <= current:
+            continue
+        log.info("applying graph schema migration %03d_%s", migration.version, migration.name)
+        with session.transaction():
+            for statement in migration.statements:
+                session.execute(statement)
+            set_meta(session, _VERSION_KEY, str(migration.version))
+
+
+def get_meta(session: KuzuSession, key: str) -> str | None:
+    """A value of the Meta table (the schema version, and the service's own keys)."""
+    rows = session.run("MATCH (m:Meta {key: $key}) RETURN m.value AS v", {"key": key})
+    return rows[0]["v"] if rows else None
+
+
+def set_meta(session: KuzuSession, key: str, value: str) -> None:
+    session.run("MERGE (m:Meta {key: $key}) SET m.value = $value", {"key": key, "value": value})
