@@ -1,0 +1,116 @@
+"""Fusion and ranking on literal inputs: no store, no model."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+from datetime import UTC, datetime
+
+import pytest
+
+from hippograph.domain.lifecycle import LifecyclePolicy
+from hippograph.domain.models import Fact, FactKind, FactStatus, Provenance, Source
+from hippograph.retrieval import ranking
+from hippograph.retrieval.fusion import Candidate, fuse
+from hippograph.retrieval.policy import RetrievalPolicy
+from hippograph.store.vectors import Hit
+from hippograph.text.query_intent import Intent, QueryPlan
+
+NOW = datetime(2026, 6, 1, tzinfo=UTC)
+MAY = (datetime(2026, 5, 1, tzinfo=UTC), datetime(2026, 6, 1, tzinfo=UTC))
+LIFECYCLE = LifecyclePolicy()
+POLICY = RetrievalPolicy()
+NO_TIME = QueryPlan(Intent.GENERAL, None, None, None, False, (), ())
+IN_MAY = QueryPlan(Intent.GENERAL, MAY[0], MAY[1], "in May", False, (), ())
+
+
+def fact(fid: str, *, status: FactStatus = FactStatus.CONFIRMED, event: datetime | None = None) -> Fact:
+    # Pinned, from a conversation, never used: relevance exactly 1 (certain, fresh, weight 1, no boost).
+    created = datetime(2026, 1, 1, tzinfo=UTC)
+    return Fact(
+        id=fid,
+        content=fid,
+        kind=FactKind.FACT,
+        status=status,
+        confidence=1.0,
+        source=Source.CONVERSATION,
+        provenance=Provenance.OBSERVED,
+        scope="global",
+        created_at=created,
+        valid_from=created,
+        event_time=event,
+        pinned=True,
+    )
+
+
+def test_fusion_sums_weighted_reciprocal_ranks_scaled_by_score() -> None:
+    fused = fuse(
+        {
+            "vector": [Hit("a", 0.9, 1), Hit("b", 0.45, 2)],
+            "fts": [Hit("b", 8.0, 1)],
+        },
+        {"vector": 1.0, "fts": 2.0},
+        k=60,
+        score_power=1.0,
+    )
+    assert fused["a"].fused == pytest.approx(1 / 61)
+    assert fused["b"].fused == pytest.approx(0.5 / 62 + 2 / 61)
+    assert fused["b"].channels == {"vector": {"rank": 2, "score": 0.45}, "fts": {"rank": 1, "score": 8.0}}
+
+
+def test_plain_rrf_ignores_scores() -> None:
+    fused = fuse({"vector": [Hit("a", 0.9, 1), Hit("b", 0.1, 2)]}, {}, k=60, score_power=0.0)
+    assert fused["b"].fused == pytest.approx(1 / 62)
+
+
+def test_score_is_fused_times_status_weight_times_root_relevance() -> None:
+    value, detail = ranking.score(
+        Candidate("a", fused=0.02),
+        fact("a", status=FactStatus.STAGED),
+        now=NOW,
+        plan=NO_TIME,
+        lifecycle=LIFECYCLE,
+        policy=POLICY,
+    )
+    assert value == pytest.approx(0.02 * 0.8 * math.sqrt(1.0))
+    assert detail == {"fused": 0.02, "relevance": 1.0, "status_weight": 0.8}
+
+
+def test_a_time_phrase_favours_facts_inside_its_range() -> None:
+    inside = fact("in", event=datetime(2026, 5, 10, tzinfo=UTC))
+    outside = fact("out", event=datetime(2026, 8, 10, tzinfo=UTC))
+    kw = {"now": NOW, "plan": IN_MAY, "lifecycle": LIFECYCLE, "policy": POLICY}
+    inside_score, inside_detail = ranking.score(Candidate("in", fused=0.01), inside, **kw)
+    outside_score, _ = ranking.score(Candidate("out", fused=0.01), outside, **kw)
+    assert inside_score == pytest.approx(0.01 * POLICY.time_match_boost)
+    assert outside_score == pytest.approx(0.01 * POLICY.time_miss_factor)
+    assert inside_detail["time"] == {"phrase": "in May", "inside": True}
+
+
+def test_rank_orders_by_score_then_id_and_keeps_the_limit() -> None:
+    candidates = [Candidate("c", 0.01), Candidate("b", 0.02), Candidate("a", 0.02), Candidate("d", 0.03)]
+    facts = {f: fact(f) for f in "abc"}  # d's fact is gone: it cannot rank
+    facts["b"] = replace(facts["b"], status=FactStatus.SUPERSEDED)
+    ranked = ranking.rank(
+        candidates, facts, limit=2, now=NOW, plan=NO_TIME, lifecycle=LIFECYCLE, policy=POLICY
+    )
+    assert [r.fact.id for r in ranked] == ["a", "c"]
+    assert ranked[0].reasons == {"fused": 0.02, "relevance": 1.0, "status_weight": 1.0}
+
+
+def test_as_of_keeps_only_what_was_believed_then() -> None:
+    old = replace(fact("old", status=FactStatus.SUPERSEDED), valid_until=datetime(2026, 3, 1, tzinfo=UTC))
+    new = replace(fact("new"), created_at=datetime(2026, 3, 1, tzinfo=UTC))
+    facts = {"old": old, "new": new}
+    candidates = [Candidate("new", 0.02), Candidate("old", 0.01)]
+    feb = datetime(2026, 2, 1, tzinfo=UTC)
+    kw = {"limit": 5, "now": NOW, "plan": NO_TIME, "lifecycle": LIFECYCLE, "policy": POLICY}
+    assert [r.fact.id for r in ranking.rank(candidates, facts, as_of=feb, **kw)] == ["old"]
+    assert [r.fact.id for r in ranking.rank(candidates, facts, **kw)] == ["new", "old"]
+
+
+def test_the_pool_is_the_head_of_the_fused_list_unless_looking_back() -> None:
+    candidates = [Candidate(f"f{i}", 1.0 / (i + 1)) for i in range(100)]
+    assert len(ranking.pool(candidates, 5, as_of=None)) == ranking.MIN_POOL
+    assert len(ranking.pool(candidates, 20, as_of=None)) == 20 * ranking.POOL_PER_RESULT
+    assert len(ranking.pool(candidates, 5, as_of=NOW)) == 100
