@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from hippograph.domain.models import EdgeType
 from hippograph.text.query_intent import Intent
 
 
@@ -40,22 +41,22 @@ class RetrievalPolicy:
     hop_decay: float = 0.7
     edge_weights: Mapping[str, float] = field(
         default_factory=lambda: {
-            "NEXT": 0.8,
-            "CAUSES": 0.9,
-            "DERIVED_FROM": 0.8,
-            "SUPERSEDES": 0.9,
-            "RELATES_TO": 1.0,
-            "CONTRADICTS": 0.6,
-            "ABOUT": 0.6,
-            "RELATES": 0.6,
-            "HAS_TAG": 0.8,
+            EdgeType.NEXT: 0.8,
+            EdgeType.CAUSES: 0.9,
+            EdgeType.DERIVED_FROM: 0.8,
+            EdgeType.SUPERSEDES: 0.9,
+            EdgeType.RELATES_TO: 1.0,
+            EdgeType.CONTRADICTS: 0.6,
+            EdgeType.ABOUT: 0.6,
+            EdgeType.RELATES: 0.6,
+            EdgeType.HAS_TAG: 0.8,
         }
     )
     # Intent routing: edges that matter more for a kind of question.
     intent_edge_boost: Mapping[str, Mapping[str, float]] = field(
         default_factory=lambda: {
-            Intent.WHY: {"CAUSES": 1.5, "DERIVED_FROM": 1.5},
-            Intent.WHEN: {"NEXT": 1.3},
+            Intent.WHY: {EdgeType.CAUSES: 1.5, EdgeType.DERIVED_FROM: 1.5},
+            Intent.WHEN: {EdgeType.NEXT: 1.3},
         }
     )
     intent_channel_boost: Mapping[str, Mapping[str, float]] = field(

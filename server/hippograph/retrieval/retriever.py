@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from hippograph.domain import lifecycle as lc
-from hippograph.domain.models import ACTIVE_STATUSES, FACT_EDGES, Entity
+from hippograph.domain.models import ACTIVE_STATUSES, FACT_EDGES, EdgeType, Entity
 from hippograph.retrieval import ranking
 from hippograph.retrieval.fusion import Candidate, fuse
 from hippograph.retrieval.policy import RetrievalPolicy
@@ -197,7 +197,7 @@ class Retriever:
         p = self.policy
         top = sorted(fused.values(), key=lambda c: (-c.fused, c.id))[: p.neighbour_top]
         given = {c.id: c.fused for c in top}
-        for edge in self._graph.read.fact_edges(list(given), ["NEXT"]):
+        for edge in self._graph.read.fact_edges(list(given), [EdgeType.NEXT]):
             for here, there, share in (
                 (edge.src, edge.dst, p.next_share),
                 (edge.dst, edge.src, p.prev_share),
@@ -317,11 +317,11 @@ class Retriever:
                         value = fact_frontier[here].value * _edge_weight(edge, weights) * p.hop_decay
                         offer(next_facts, there, Activation(value, hop, edge.type, here), here)
             for edge in self._graph.read.about_edges(list(fact_frontier)):
-                value = fact_frontier[edge.src].value * weights["ABOUT"] * p.hop_decay
-                offer(next_entities, edge.dst, Activation(value, hop, "ABOUT", edge.src), edge.src)
+                value = fact_frontier[edge.src].value * weights[EdgeType.ABOUT] * p.hop_decay
+                offer(next_entities, edge.dst, Activation(value, hop, EdgeType.ABOUT, edge.src), edge.src)
             for edge in self._graph.read.tag_neighbours(list(fact_frontier), limit=p.max_fanout_per_node):
-                value = fact_frontier[edge.src].value * weights["HAS_TAG"] * p.hop_decay
-                offer(next_facts, edge.dst, Activation(value, hop, "HAS_TAG", edge.src), edge.src)
+                value = fact_frontier[edge.src].value * weights[EdgeType.HAS_TAG] * p.hop_decay
+                offer(next_facts, edge.dst, Activation(value, hop, EdgeType.HAS_TAG, edge.src), edge.src)
             specific = {eid: self._specificity(eid, total) for eid in entity_frontier}
             walkable = [(eid, act) for eid, act in entity_frontier.items() if specific[eid] >= p.hub_min_idf]
             walkable.sort(key=lambda kv: -kv[1].value * specific[kv[0]])
@@ -334,14 +334,14 @@ class Retriever:
                     eid, limit=p.max_fanout_per_node, statuses=ACTIVE_STATUSES
                 ):
                     via = second if fid == act.from_id and second is not None else act
-                    value = via.value * specific[eid] * weights["ABOUT"] * p.hop_decay
-                    offer(next_facts, fid, Activation(value, hop, "ABOUT", eid, name), via.from_id)
+                    value = via.value * specific[eid] * weights[EdgeType.ABOUT] * p.hop_decay
+                    offer(next_facts, fid, Activation(value, hop, EdgeType.ABOUT, eid, name), via.from_id)
             related = self._graph.read.related_entities(
                 [eid for eid, _ in walkable], limit=p.max_fanout_per_node
             )
             for here, there, strength in related:
-                value = entity_frontier[here].value * weights["RELATES"] * strength * p.hop_decay
-                offer(next_entities, there, Activation(value, hop, "RELATES", here), here)
+                value = entity_frontier[here].value * weights[EdgeType.RELATES] * strength * p.hop_decay
+                offer(next_entities, there, Activation(value, hop, EdgeType.RELATES, here), here)
             keep = sorted(next_facts.items(), key=lambda kv: -kv[1].value)[: p.max_expanded]
             fact_frontier = {fid: act for fid, act in keep if fid not in expanded}
             entity_frontier = {eid: act for eid, act in next_entities.items() if eid not in expanded}

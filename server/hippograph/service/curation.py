@@ -72,10 +72,9 @@ class Curator:
                 a, b = self.stores.fact(src), self.stores.fact(dst)
                 if self.stores.graph.has_edge(edge, a.id, b.id):
                     return LinkOut(from_id=src, to_id=dst, relation=rel, edge_type=edge, weight=w)
-                if edge == "SUPERSEDES":
-                    if any(
-                        fid == a.id for fid, _ in self.stores.graph.chain(b.id, "SUPERSEDES", newer=False)
-                    ):
+                if edge == EdgeType.SUPERSEDES:
+                    older = self.stores.graph.chain(b.id, EdgeType.SUPERSEDES, newer=False)
+                    if any(fid == a.id for fid, _ in older):
                         raise InvalidTransition(
                             f"{b.id} already supersedes {a.id} (directly or through a chain): linking "
                             "them the other way would make a cycle; correct the newest fact instead"

@@ -18,6 +18,7 @@ from hippograph.domain.errors import InvalidInput
 from hippograph.domain.models import (
     EDGE_PROPS,
     FACT_EDGES,
+    EdgeType,
     Entity,
     Fact,
     FactKind,
@@ -35,7 +36,7 @@ except ImportError:  # pragma: no cover - depends on the build
 
 FORMAT, FORMAT_VERSION = "hippograph", 1
 SHOWN_ERRORS = 5  # problems listed in an error, of however many were found
-TIMED_EDGES = {*FACT_EDGES, "RELATES"}
+TIMED_EDGES = {*FACT_EDGES, EdgeType.RELATES}
 ROLES = ("subject", "object", "mention")
 
 
@@ -251,9 +252,9 @@ class Edge:
     @property
     def key(self) -> tuple[Any, ...]:
         """What makes two edges the same edge: ABOUT and RELATES also differ by role / predicate."""
-        if self.type == "ABOUT":
+        if self.type == EdgeType.ABOUT:
             return (self.type, self.src, self.dst, self.props.get("role"))
-        if self.type == "RELATES":
+        if self.type == EdgeType.RELATES:
             return (self.type, self.src, self.dst, self.props.get("predicate"), self.props.get("fact_id"))
         return (self.type, self.src, self.dst)
 
@@ -270,8 +271,12 @@ def decode_edge(record: dict[str, Any]) -> Edge:
     allowed = EDGE_PROPS.get(edge)
     if allowed is None:
         raise Bad(f"edge {edge!r:.60} is not known: use one of {', '.join(EDGE_PROPS)}")
-    src = _id("e" if edge == "RELATES" else "f")(fields["from"], "from")
-    dst = fields["to"] if edge == "HAS_TAG" else _id("f" if edge in FACT_EDGES else "e")(fields["to"], "to")
+    src = _id("e" if edge == EdgeType.RELATES else "f")(fields["from"], "from")
+    dst = (
+        fields["to"]
+        if edge == EdgeType.HAS_TAG
+        else _id("f" if edge in FACT_EDGES else "e")(fields["to"], "to")
+    )
     raw = fields.get("props", {})
     if not isinstance(raw, dict):
         raise Bad("props must be an object")
@@ -283,9 +288,9 @@ def decode_edge(record: dict[str, Any]) -> Edge:
             raise Bad(f"{edge} edges carry no property {name!r:.60}")
         if value is not None:
             props[name] = (_number if allowed[name] is float else read_text)(value, f"props.{name}")
-    if edge == "ABOUT" and props.get("role") not in ROLES:
+    if edge == EdgeType.ABOUT and props.get("role") not in ROLES:
         raise Bad(f"ABOUT edges need props.role, one of {', '.join(ROLES)}")
-    if edge == "RELATES" and "predicate" not in props:
+    if edge == EdgeType.RELATES and "predicate" not in props:
         raise Bad("RELATES edges need props.predicate")
     return Edge(edge, src, dst, props, _time(raw.get("created_at"), "props.created_at"))
 

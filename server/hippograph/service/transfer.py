@@ -158,7 +158,7 @@ def import_hippograph(
         graph = stores.graph
         stored = graph.fact_ids() | {e.id for e in graph.all_entities()}
         for where, edge in edges:
-            for end in (edge.src,) if edge.type == "HAS_TAG" else (edge.src, edge.dst):
+            for end in (edge.src,) if edge.type == EdgeType.HAS_TAG else (edge.src, edge.dst):
                 if end not in defined and end not in stored:
                     problems.add(
                         where, f"{edge.type} edge names {end}, which is neither in the file nor stored"
@@ -208,7 +208,7 @@ def _define(defined: dict[str, str], node: N, where: str) -> N:
 
 def _create_edges(stores: Stores, edges: Sequence[Edge], now: datetime) -> None:
     graph = stores.graph
-    graph.link_about_many([(e.src, e.dst, e.props["role"]) for e in edges if e.type == "ABOUT"])
+    graph.link_about_many([(e.src, e.dst, e.props["role"]) for e in edges if e.type == EdgeType.ABOUT])
     graph.link_entities_many(
         [
             Relation(
@@ -220,10 +220,10 @@ def _create_edges(stores: Stores, edges: Sequence[Edge], now: datetime) -> None:
                 e.created_at or now,
             )
             for e in edges
-            if e.type == "RELATES"
+            if e.type == EdgeType.RELATES
         ]
     )
-    graph.tag_facts([(e.src, e.dst) for e in edges if e.type == "HAS_TAG"])
+    graph.tag_facts([(e.src, e.dst) for e in edges if e.type == EdgeType.HAS_TAG])
     for edge_type in FACT_EDGES:
         # These CREATE; the caller has already dropped edges the store holds.
         links = [(e.src, e.dst, e.created_at or now, e.props) for e in edges if e.type == edge_type]
