@@ -18,15 +18,7 @@ from typing import Any
 from hippograph.domain import lifecycle as lc
 from hippograph.domain import validation as check
 from hippograph.domain.errors import InvalidInput
-from hippograph.domain.models import (
-    Entity,
-    Fact,
-    FactKind,
-    FactStatus,
-    Provenance,
-    Source,
-    name_key,
-)
+from hippograph.domain.models import Entity, Fact, FactKind, FactStatus, Provenance, Source, name_key
 from hippograph.service.records import (
     Bad,
     Problems,
