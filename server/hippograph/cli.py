@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from hippograph import __version__
 from hippograph.config import Settings
-from hippograph.domain.errors import HippographError, StoreError
+from hippograph.domain.errors import HippographError, InternalError, StoreError
 
 if TYPE_CHECKING:
     from hippograph.sharing.proxy import SharedMemory
@@ -216,7 +216,7 @@ def _run_command(command: str, args: argparse.Namespace, memory: SharedMemory, s
     if command == "stats":
         _print(memory.stats(), args.json)
         return EXIT_OK
-    raise AssertionError(f"unhandled command {command}")
+    raise InternalError(f"unhandled command {command}")
 
 
 if __name__ == "__main__":

@@ -26,7 +26,7 @@ from tenacity import Retrying, retry_if_exception_type, stop_after_delay, wait_e
 
 from hippograph.api import MemoryAPI
 from hippograph.config import Settings
-from hippograph.domain.errors import StoreError
+from hippograph.domain.errors import InternalError, StoreError
 from hippograph.service.memory import Memory
 from hippograph.service.stores import check_writable
 from hippograph.sharing.ownership import OwnerInfo, lock_path, publish_owner, read_owner, unpublish_owner
@@ -153,7 +153,7 @@ class SharedMemory(MemoryAPI):
                 f"the process that owns {self.settings.data_dir} did not answer for {self._wait_s:.0f} s "
                 f"({err}); stop stray hippograph processes and try again"
             ) from err
-        raise AssertionError("unreachable")
+        raise InternalError("the retry loop ended without an answer or an error")
 
     def on_owner(self, job: Callable[[Memory], T]) -> T:
         """Run ``job`` with the stores open here, waiting to become the owner if needed."""
