@@ -117,7 +117,7 @@ def _state(memory: Memory, outs: Sequence[RememberOut]) -> dict[str, Any]:
     """Everything the store holds and answers, ids replaced by content: graph, index, replies."""
     labels = _labels(memory)
     dump = io.StringIO()
-    export(memory.stores, memory.upkeep, dump)
+    export(memory.stores, dump)
     _, *records = dump.getvalue().splitlines()
     vector_rows = memory.vectors.ids("facts")
     return {

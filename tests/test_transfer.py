@@ -29,7 +29,7 @@ def other(settings: Settings, embedder: FastEmbedder, tmp_path: Path) -> Iterato
 
 def _export(memory: Memory) -> str:
     out = io.StringIO()
-    export(memory.stores, memory.upkeep, out)
+    export(memory.stores, out)
     return out.getvalue()
 
 

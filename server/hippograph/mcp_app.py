@@ -172,7 +172,7 @@ def build_server(memory: MemoryAPI) -> MCPServer:
     def entity_resource(name: str) -> str:
         entity = unquote(name)
         try:
-            found = memory.search(entity, entity=entity, limit=50, record=False)
+            found = memory.search(entity, entity=entity, limit=50)
         except HippographError as err:
             raise ResourceError(str(err)) from err
         lines = [f"# {entity}", ""] + [f"- {hit.content} [{hit.id}, {hit.status}]" for hit in found.results]
