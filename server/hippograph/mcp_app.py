@@ -38,6 +38,7 @@ hippograph is your long-term memory about the user and their work, kept across c
 - Do not store secrets (keys, tokens, passwords): they are refused.
 - Each result carries a fact id; use it to correct, confirm, explain or forget that fact instead of
   storing a duplicate.
+- Searching changes nothing: after answering, pass the ids of the facts you relied on to mark_used.
 """
 
 DEFAULT_CONTEXT_QUERY = "the user: who they are, their preferences, projects and recent decisions"
