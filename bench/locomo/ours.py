@@ -209,7 +209,7 @@ def applied_reads_answers(
     """Each question searched in turn on a store where whatever the searches before it recorded
     has been applied, as a long-running server applies it between a user's questions."""
     apply_variants(memory, overrides)
-    # hippographs up to 0.1 logged each search's results and applied them in batches.
+    # hippographs before reads became reads logged each search's results, applied in batches.
     settle: Callable[[], Any] | None = getattr(memory, "apply_accesses", None)
     if settle is None and "reads record nothing" not in report.notes:
         report.notes.append("reads record nothing")
