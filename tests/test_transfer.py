@@ -193,6 +193,29 @@ def test_a_bad_line_is_refused_by_number_and_nothing_is_written(
     assert _counts(other) == before
 
 
+def test_an_export_from_before_record_time_imports_and_reads_its_history(
+    memory: Memory, other: Memory
+) -> None:
+    ids = _fill(memory)
+    old_lines = []
+    for line in _export(memory).splitlines():
+        record = json.loads(line)
+        if record.get("type") == "fact":  # schema v1 had neither field
+            record.pop("believed_until")
+            record.pop("prior_status")
+        old_lines.append(json.dumps(record))
+    import_hippograph(other.stores, other.upkeep, old_lines)
+    berlin = other.graph.get_fact(ids["berlin"])
+    assert berlin is not None and (berlin.believed_until, berlin.prior_status) == (None, None)
+    # The history reads its end from valid_until, as v1 wrote it.
+    lyon = other.graph.get_fact(ids["lyon"])
+    assert lyon is not None
+    for when, held in ((berlin.created_at, ids["berlin"]), (lyon.created_at, ids["lyon"])):
+        found = other.search("where does Alice live", known_at=when.isoformat()).results
+        homes = [(h.id, h.status) for h in found if h.id in (ids["berlin"], ids["paris"], ids["lyon"])]
+        assert homes == [(held, "staged")]
+
+
 def test_a_file_without_the_header_is_refused_with_a_hint(other: Memory) -> None:
     with pytest.raises(InvalidInput, match=r"line 1: not a hippograph export.*--format mcp-memory"):
         import_hippograph(other.stores, other.upkeep, (DATA / "mcp_memory.jsonl").read_text().splitlines())
