@@ -37,7 +37,7 @@ def test_a_declared_method_runs_its_operation_through_call() -> None:
     Recorder().search("tea", limit=3)
     assert seen[0] == ("forget", {"fact_id": "f_0123456789abcdef", "reason": None})
     assert seen[1][0] == "search"
-    assert seen[1][1]["limit"] == 3 and seen[1][1]["query"] == "tea" and seen[1][1]["record"] is True
+    assert seen[1][1]["limit"] == 3 and seen[1][1]["query"] == "tea" and seen[1][1]["known_at"] is None
     with pytest.raises(TypeError):
         Recorder().remember("x", bogus=1)  # type: ignore[call-arg]
 
@@ -50,6 +50,6 @@ def test_arguments_that_crossed_a_process_boundary_get_their_declared_types_back
 
 
 def test_internal_parameters_are_not_offered_to_mcp_clients() -> None:
-    assert "record" in OPERATIONS["search"].signature.parameters
-    assert "record" not in OPERATIONS["search"].tool_signature.parameters
+    assert "limit" in OPERATIONS["recall"].signature.parameters
+    assert "limit" not in OPERATIONS["recall"].tool_signature.parameters
     assert "evidence" not in OPERATIONS["remember"].tool_signature.parameters

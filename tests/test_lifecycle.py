@@ -71,6 +71,8 @@ def test_policy_normalises_configured_multi_valued_predicates() -> None:
         {"half_life_days": {FactKind.FACT: 0.0}},
         {"inferred_half_life_days": -1.0},
         {"ephemeral_ttl_days": 0.0},
+        {"min_freshness": 1.5},
+        {"dormant_below": -0.1},
     ],
 )
 def test_nonsensical_policy_is_refused(bad: dict[str, object]) -> None:
@@ -83,13 +85,26 @@ def test_nonsensical_policy_is_refused(bad: dict[str, object]) -> None:
 
 def test_relevance_of_month_old_fact_is_the_product_of_its_terms() -> None:
     r = lc.relevance(fact(), NOW + 30 * DAY)
-    assert (r.confidence, r.source_weight, r.usage_boost) == (0.8, 1.0, 1.0)
+    assert (r.confidence, r.source_weight) == (0.8, 1.0)
     assert r.decay == pytest.approx(0.5 ** (23 / 30))
-    assert r.value == pytest.approx(0.8 * 1.0 * 0.5 ** (23 / 30) * 1.0)
+    assert r.value == pytest.approx(0.8 * 1.0 * 0.5 ** (23 / 30))
 
 
 def test_relevance_value_is_always_the_product() -> None:
-    assert lc.Relevance(confidence=0.5, source_weight=2.0, decay=0.5, usage_boost=1.5).value == 0.75
+    assert lc.Relevance(confidence=0.5, source_weight=2.0, decay=0.5).value == 0.5
+
+
+def test_decay_lowers_relevance_down_to_a_floor_never_to_nothing() -> None:
+    # 0.5^(t/30) reaches 0.25 after two half-lives past the grace period (67 days).
+    assert lc.decay_factor(fact(), NOW + 2000 * DAY) < 1e-15
+    assert lc.relevance(fact(), NOW + 60 * DAY).decay == pytest.approx(0.5 ** (53 / 30))
+    assert lc.relevance(fact(), NOW + 2000 * DAY).decay == 0.25
+    assert lc.relevance(fact(), NOW + 2000 * DAY).value == pytest.approx(0.8 * 0.25)
+    assert lc.relevance(fact(), NOW + 2000 * DAY, lc.LifecyclePolicy(min_freshness=0.0)).value < 1e-15
+
+
+def test_relevance_ignores_how_often_a_fact_was_used() -> None:
+    assert lc.relevance(fact(access_count=99), NOW) == lc.relevance(fact(), NOW)
 
 
 def test_no_decay_within_grace_period() -> None:
@@ -109,13 +124,6 @@ def test_no_decay_within_grace_period() -> None:
 )
 def test_source_weights(source: Source, weight: float) -> None:
     assert lc.relevance(fact(source=source), NOW).value == pytest.approx(0.8 * weight)
-
-
-def test_usage_boost_grows_with_log_of_accesses() -> None:
-    assert lc.usage_boost(0) == 1.0
-    assert lc.usage_boost(9) == pytest.approx(1.5)
-    assert lc.usage_boost(99) == pytest.approx(2.0)
-    assert lc.relevance(fact(access_count=9), NOW).value == pytest.approx(0.8 * 1.5)
 
 
 @pytest.mark.parametrize(
@@ -181,6 +189,7 @@ def test_pinning_outlives_an_ephemeral_expiry() -> None:
     [
         (FactStatus.CONFIRMED, 1.0),
         (FactStatus.STAGED, 0.8),
+        (FactStatus.DORMANT, 0.6),
         (FactStatus.SUPERSEDED, 0.3),
         (FactStatus.RETRACTED, 0.0),
     ],
@@ -211,38 +220,69 @@ def test_admit_leaves_the_rest_alone() -> None:
     assert lc.admit(f, NOW) == f
 
 
-# ---------------------------------------------------------------- access
+# ---------------------------------------------------------------- evidence: uses and restatements
 
 
-def test_staged_fact_is_promoted_on_third_access() -> None:
+def test_a_staged_fact_is_confirmed_at_its_third_use_and_its_confidence_stays() -> None:
     f = fact()
     for expected in (FactStatus.STAGED, FactStatus.STAGED, FactStatus.CONFIRMED):
-        f = lc.record_access(f, NOW + DAY)
+        f = lc.mark_used(f, NOW + DAY)
         assert f.status is expected
-    assert (f.access_count, f.last_accessed) == (3, NOW + DAY)
-    assert f.confidence == pytest.approx(0.86)
-    assert f.status_reason == "promoted after 3 accesses"
+    assert (f.access_count, f.last_accessed, f.confidence) == (3, NOW + DAY, 0.8)
+    assert f.status_reason == "confirmed after 3 uses"
 
 
 def test_promotion_threshold_follows_the_policy() -> None:
-    once = lc.record_access(fact(), NOW, lc.LifecyclePolicy(promotion_accesses=1))
+    once = lc.mark_used(fact(), NOW, lc.LifecyclePolicy(promotion_accesses=1))
     assert once.status is FactStatus.CONFIRMED
 
 
-def test_access_boost_stops_at_certainty() -> None:
-    assert lc.record_access(fact(confidence=0.99), NOW).confidence == 1.0
-    assert lc.record_access(fact(confidence=1.0, pinned=True), NOW).confidence == 1.0
+def test_a_use_wakes_a_dormant_fact() -> None:
+    woken = lc.mark_used(fact(status=FactStatus.DORMANT), NOW + 400 * DAY)
+    assert (woken.status, woken.status_reason, woken.last_accessed) == (
+        FactStatus.STAGED,
+        "woken: used again",
+        NOW + 400 * DAY,
+    )
+    assert not lc.is_faded(woken, NOW + 400 * DAY)
 
 
-def test_access_never_moves_last_accessed_backwards() -> None:
-    f = lc.record_access(fact(last_accessed=NOW + 5 * DAY), NOW + DAY)
+def test_a_use_never_moves_last_accessed_backwards() -> None:
+    f = lc.mark_used(fact(last_accessed=NOW + 5 * DAY), NOW + DAY)
     assert (f.last_accessed, f.access_count) == (NOW + 5 * DAY, 1)
 
 
 @pytest.mark.parametrize("status", [FactStatus.SUPERSEDED, FactStatus.RETRACTED])
-def test_access_to_history_counts_but_never_revives_it(status: FactStatus) -> None:
-    f = lc.record_access(fact(status=status, access_count=5), NOW)
-    assert (f.status, f.access_count, f.confidence, f.last_accessed) == (status, 6, 0.8, NOW)
+def test_history_cannot_be_used_or_restated(status: FactStatus) -> None:
+    with pytest.raises(InvalidTransition, match="f_old was"):
+        lc.mark_used(fact(status=status), NOW)
+    with pytest.raises(InvalidTransition, match="f_old was"):
+        lc.corroborate(fact(status=status), NOW)
+
+
+def test_using_a_superseded_fact_names_the_newer_one() -> None:
+    with pytest.raises(InvalidTransition, match=r"superseded by a newer fact \(f_new\); use that one"):
+        lc.mark_used(fact(status=FactStatus.SUPERSEDED), NOW, current_id="f_new")
+
+
+@pytest.mark.parametrize("status", [FactStatus.STAGED, FactStatus.DORMANT])
+def test_a_fact_stated_again_is_confirmed_and_fresh(status: FactStatus) -> None:
+    again = lc.corroborate(fact(status=status, confidence=0.6), NOW + 300 * DAY, confidence=0.9)
+    assert (again.status, again.confidence, again.last_accessed, again.access_count) == (
+        FactStatus.CONFIRMED,
+        0.9,
+        NOW + 300 * DAY,
+        0,
+    )
+    assert again.status_reason == "confirmed: stated again"
+    assert lc.decay_factor(again, NOW + 300 * DAY) == 1.0
+
+
+def test_a_restatement_never_lowers_confidence_nor_unpins() -> None:
+    pinned = lc.confirm(fact(), NOW)
+    again = lc.corroborate(pinned, NOW + DAY, confidence=0.3)
+    assert (again.confidence, again.pinned, again.status_reason) == (1.0, True, "confirmed by user")
+    assert lc.corroborate(fact(confidence=0.7), NOW, confidence=float("nan")).confidence == 0.7
 
 
 # ---------------------------------------------------------------- confirm, supersede, retract, correct
@@ -278,12 +318,26 @@ def test_confirm_of_forgotten_fact_says_how_to_restore_it() -> None:
 
 
 def test_supersede_closes_the_validity_of_the_old_fact() -> None:
-    f = lc.supersede(fact(), NOW + DAY, "corrected by f_new")
+    f = lc.supersede(fact(status=FactStatus.CONFIRMED), NOW + DAY, "corrected by f_new")
     assert (f.status, f.valid_until, f.status_reason) == (
         FactStatus.SUPERSEDED,
         NOW + DAY,
         "corrected by f_new",
     )
+    assert (f.believed_until, f.prior_status) == (NOW + DAY, FactStatus.CONFIRMED)
+
+
+def test_supersede_closes_valid_time_when_the_world_changed() -> None:
+    lived = fact(event_time=NOW - 300 * DAY)
+    moved = NOW - 30 * DAY  # the newer fact's event time: the day Alice moved
+    f = lc.supersede(lived, NOW, "corrected by f_new", valid_until=moved)
+    assert (f.valid_until, f.believed_until) == (moved, NOW)
+
+
+def test_a_fact_wrong_from_the_start_was_never_true() -> None:
+    lived = fact(event_time=NOW - 300 * DAY)
+    f = lc.supersede(lived, NOW, "corrected by f_new", valid_until=NOW - 400 * DAY)
+    assert f.valid_until == NOW - 300 * DAY
 
 
 def test_superseding_twice_asks_for_the_newest_fact() -> None:
@@ -310,13 +364,15 @@ def test_only_active_facts_can_be_corrected() -> None:
 
 
 def test_retract_keeps_the_fact_as_history() -> None:
-    f = lc.retract(fact(), NOW, "user asked")
-    assert (f.status, f.valid_until, f.status_reason, f.content) == (
+    f = lc.retract(fact(status=FactStatus.DORMANT), NOW, "user asked")
+    assert (f.status, f.believed_until, f.prior_status, f.status_reason, f.content) == (
         FactStatus.RETRACTED,
         NOW,
+        FactStatus.DORMANT,
         "user asked",
         "Alice lives in Berlin",
     )
+    assert f.valid_until is None  # forgetting says nothing about the world
 
 
 def test_retracting_twice_changes_nothing() -> None:
@@ -324,10 +380,15 @@ def test_retracting_twice_changes_nothing() -> None:
     assert lc.retract(once, NOW + DAY, "again") == once
 
 
-def test_retracting_a_superseded_fact_keeps_its_end_of_validity() -> None:
+def test_retracting_a_superseded_fact_keeps_when_and_as_what_it_was_last_held() -> None:
     old = lc.supersede(fact(), NOW, "corrected")
     f = lc.retract(old, NOW + DAY, "user asked")
-    assert (f.status, f.valid_until) == (FactStatus.RETRACTED, NOW)
+    assert (f.status, f.valid_until, f.believed_until, f.prior_status) == (
+        FactStatus.RETRACTED,
+        NOW,
+        NOW,
+        FactStatus.STAGED,
+    )
 
 
 # ---------------------------------------------------------------- conflicts
@@ -426,63 +487,70 @@ def test_which_predicates_hold_one_value(predicate: str, single: bool) -> None:
 # ---------------------------------------------------------------- maintenance
 
 
-def test_maintenance_200_days_on_retracts_unused_staged_fact_and_keeps_pinned_one() -> None:
-    later = NOW + 200 * DAY
+def test_maintenance_two_years_on_makes_an_unused_fact_dormant_and_keeps_a_pinned_one() -> None:
+    later = NOW + 730 * DAY
     unused = lc.maintain(fact(), later)
-    assert unused.action is lc.MaintenanceKind.RETRACT_DECAYED
+    assert unused.action is lc.MaintenanceKind.DORMANT
     assert unused.fact == replace(
-        fact(), status=FactStatus.RETRACTED, valid_until=later, status_reason="decayed"
+        fact(), status=FactStatus.DORMANT, status_reason="dormant: not used or restated since 2026-01-01"
     )
     assert lc.maintain(lc.confirm(fact(), NOW), later) == lc.MaintenanceAction(lc.MaintenanceKind.NONE)
 
 
-def test_maintenance_spares_facts_used_five_times() -> None:
-    used = fact(status=FactStatus.CONFIRMED, access_count=5, confidence=0.3)
-    assert lc.maintain(used, NOW + 900 * DAY).action is lc.MaintenanceKind.NONE
-    less_used = replace(used, access_count=4)
-    assert lc.maintain(less_used, NOW + 900 * DAY).action is lc.MaintenanceKind.RETRACT_DECAYED
-
-
-def test_maintenance_spares_keep_forever_facts() -> None:
-    kept = fact(ttl_policy=TtlPolicy.KEEP_FOREVER, confidence=0.1)
-    assert lc.maintain(kept, NOW + 900 * DAY).action is lc.MaintenanceKind.NONE
+@pytest.mark.parametrize(
+    "kept",
+    [
+        fact(status=FactStatus.CONFIRMED, confidence=0.1),
+        fact(ttl_policy=TtlPolicy.KEEP_FOREVER, confidence=0.1),
+        fact(source=Source.USER_EDIT, provenance=Provenance.USER_STATED, status=FactStatus.CONFIRMED),
+    ],
+    ids=["confirmed", "keep-forever", "user-stated-confirmed"],
+)
+def test_nothing_but_expiry_ever_leaves_the_active_statuses(kept: Fact) -> None:
+    assert lc.maintain(kept, NOW + 5000 * DAY).action is lc.MaintenanceKind.NONE
 
 
 def test_maintenance_gives_a_fresh_unsure_fact_its_grace_period() -> None:
     unsure = fact(confidence=0.1)
     assert lc.maintain(unsure, NOW + 7 * DAY).action is lc.MaintenanceKind.NONE
-    assert lc.maintain(unsure, NOW + 8 * DAY).action is lc.MaintenanceKind.RETRACT_DECAYED
+    assert lc.maintain(unsure, NOW + 8 * DAY).action is lc.MaintenanceKind.DORMANT
 
 
-def test_maintenance_keeps_a_fact_until_it_decays_below_the_threshold() -> None:
+def test_a_fact_turns_dormant_once_it_fades_below_the_threshold() -> None:
     # 0.8 × 0.5^(t/30) < 0.2 once t > 60 idle days past the grace period.
     assert lc.maintain(fact(), NOW + 66 * DAY).action is lc.MaintenanceKind.NONE
-    assert lc.maintain(fact(), NOW + 68 * DAY).action is lc.MaintenanceKind.RETRACT_DECAYED
+    assert lc.maintain(fact(), NOW + 68 * DAY).action is lc.MaintenanceKind.DORMANT
+    # A user's word weighs double: 2.0 × 0.5^(t/30) < 0.2 once t > 99.7 days.
+    stated = fact(source=Source.USER_EDIT, confidence=1.0)
+    assert lc.maintain(stated, NOW + 106 * DAY).action is lc.MaintenanceKind.NONE
+    assert lc.maintain(stated, NOW + 107 * DAY).action is lc.MaintenanceKind.DORMANT
+
+
+def test_a_dormant_fact_that_no_longer_fades_is_staged_again() -> None:
+    dormant = fact(status=FactStatus.DORMANT)
+    assert lc.maintain(dormant, NOW + 400 * DAY).action is lc.MaintenanceKind.NONE
+    woken = lc.maintain(dormant, NOW + DAY)  # e.g. after `maintain --now` looked far ahead
+    assert woken.action is lc.MaintenanceKind.REVIVE
+    assert woken.fact == replace(dormant, status=FactStatus.STAGED, status_reason="woken: no longer faded")
 
 
 def test_ephemeral_fact_expires_after_a_day() -> None:
     f = lc.admit(fact(ttl_policy=TtlPolicy.EPHEMERAL, status=FactStatus.CONFIRMED, access_count=50), NOW)
     assert lc.maintain(f, NOW + 23 * timedelta(hours=1)).action is lc.MaintenanceKind.NONE
-    expired = lc.maintain(f, NOW + DAY)
+    expired = lc.maintain(f, NOW + 3 * DAY)
     assert expired.action is lc.MaintenanceKind.EXPIRE
     assert expired.fact is not None
-    assert (expired.fact.status, expired.fact.status_reason, expired.fact.valid_until) == (
-        FactStatus.RETRACTED,
-        "expired",
-        NOW + DAY,
-    )
+    assert (
+        expired.fact.status,
+        expired.fact.status_reason,
+        expired.fact.valid_until,
+        expired.fact.believed_until,
+        expired.fact.prior_status,
+    ) == (FactStatus.RETRACTED, "expired", NOW + DAY, NOW + 3 * DAY, FactStatus.CONFIRMED)
 
 
-def test_maintenance_promotes_staged_fact_with_enough_accesses() -> None:
-    result = lc.maintain(fact(access_count=3), NOW)
-    assert result.action is lc.MaintenanceKind.PROMOTE
-    assert result.fact is not None
-    assert result.fact.status is FactStatus.CONFIRMED
-
-
-def test_maintenance_retracts_a_decayed_fact_even_if_it_was_due_for_promotion() -> None:
-    result = lc.maintain(fact(access_count=3, confidence=0.2), NOW + 200 * DAY)
-    assert result.action is lc.MaintenanceKind.RETRACT_DECAYED
+def test_maintenance_never_promotes() -> None:
+    assert lc.maintain(fact(access_count=30), NOW).action is lc.MaintenanceKind.NONE
 
 
 @pytest.mark.parametrize("status", [FactStatus.SUPERSEDED, FactStatus.RETRACTED])
@@ -492,7 +560,11 @@ def test_maintenance_leaves_history_alone(status: FactStatus) -> None:
 
 
 def test_maintaining_the_output_of_maintenance_does_nothing() -> None:
-    for f, when in [(fact(), NOW + 200 * DAY), (fact(access_count=3), NOW)]:
+    for f, when in [
+        (fact(), NOW + 200 * DAY),
+        (fact(status=FactStatus.DORMANT), NOW),
+        (lc.admit(fact(ttl_policy=TtlPolicy.EPHEMERAL), NOW), NOW + 2 * DAY),
+    ]:
         first = lc.maintain(f, when)
         assert first.fact is not None
         assert lc.maintain(first.fact, when).action is lc.MaintenanceKind.NONE
@@ -536,11 +608,14 @@ def test_pinned_fact_never_decays(f: Fact, d: float) -> None:
 
 @deterministic
 @given(facts, st.integers(1, 10))
-def test_access_never_lowers_confidence_nor_exceeds_one(f: Fact, times: int) -> None:
+def test_uses_never_change_confidence_and_count_one_each(f: Fact, times: int) -> None:
+    if not f.status.is_active:
+        return
+    used = f
     for _ in range(times):
-        after = lc.record_access(f, NOW)
-        assert f.confidence <= after.confidence <= 1.0
-        f = after
+        used = lc.mark_used(used, NOW)
+    assert (used.confidence, used.access_count) == (f.confidence, f.access_count + times)
+    assert used.status.is_active and used.pinned == f.pinned
 
 
 @deterministic
@@ -554,9 +629,12 @@ def test_maintenance_is_idempotent(f: Fact, d: float) -> None:
 
 @deterministic
 @given(facts, days)
-def test_maintenance_never_revives_or_unpins(f: Fact, d: float) -> None:
+def test_maintenance_never_revives_history_unpins_or_hides_what_did_not_expire(f: Fact, d: float) -> None:
     result = lc.maintain(f, NOW + timedelta(days=d))
     if result.fact is not None:
         assert f.status.is_active
-        assert result.fact.pinned == f.pinned
-        assert result.fact.status in (FactStatus.CONFIRMED, FactStatus.RETRACTED)
+        assert (result.fact.pinned, result.fact.confidence) == (f.pinned, f.confidence)
+        if result.fact.status is FactStatus.RETRACTED:
+            assert result.action is lc.MaintenanceKind.EXPIRE and f.ttl_policy is TtlPolicy.EPHEMERAL
+        else:
+            assert result.fact.status in (FactStatus.STAGED, FactStatus.DORMANT)

@@ -17,7 +17,7 @@ from hippograph.store.embed import FastEmbedder
 
 pytestmark = pytest.mark.anyio
 
-TOOLS = {"remember", "search", "recall", "correct", "confirm", "forget", "explain", "link"}
+TOOLS = {"remember", "search", "recall", "correct", "confirm", "forget", "explain", "link", "mark_used"}
 READ_ONLY = {"search", "recall", "explain"}
 
 

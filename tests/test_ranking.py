@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 
 import pytest
 
+from hippograph.domain import lifecycle as lc
 from hippograph.domain.lifecycle import LifecyclePolicy
 from hippograph.domain.models import Fact, FactKind, FactStatus, Provenance, Source
 from hippograph.retrieval import ranking
@@ -25,7 +26,7 @@ IN_MAY = QueryPlan(Intent.GENERAL, MAY[0], MAY[1], "in May", False, (), ())
 
 
 def fact(fid: str, *, status: FactStatus = FactStatus.CONFIRMED, event: datetime | None = None) -> Fact:
-    # Pinned, from a conversation, never used: relevance exactly 1 (certain, fresh, weight 1, no boost).
+    # Pinned, from a conversation: relevance exactly 1 (certain, fresh, weight 1).
     created = datetime(2026, 1, 1, tzinfo=UTC)
     return Fact(
         id=fid,
@@ -98,19 +99,41 @@ def test_rank_orders_by_score_then_id_and_keeps_the_limit() -> None:
     assert ranked[0].reasons == {"fused": 0.02, "relevance": 1.0, "status_weight": 1.0}
 
 
-def test_as_of_keeps_only_what_was_believed_then() -> None:
-    old = replace(fact("old", status=FactStatus.SUPERSEDED), valid_until=datetime(2026, 3, 1, tzinfo=UTC))
-    new = replace(fact("new"), created_at=datetime(2026, 3, 1, tzinfo=UTC))
+def test_a_lookback_keeps_what_was_held_then_with_the_status_it_had() -> None:
+    old = lc.supersede(fact("old"), datetime(2026, 3, 1, tzinfo=UTC), "corrected by new")
+    march = datetime(2026, 3, 1, tzinfo=UTC)
+    new = replace(fact("new"), created_at=march, valid_from=march)
     facts = {"old": old, "new": new}
     candidates = [Candidate("new", 0.02), Candidate("old", 0.01)]
     feb = datetime(2026, 2, 1, tzinfo=UTC)
     kw = {"limit": 5, "now": NOW, "plan": NO_TIME, "lifecycle": LIFECYCLE, "policy": POLICY}
-    assert [r.fact.id for r in ranking.rank(candidates, facts, as_of=feb, **kw)] == ["old"]
+    then = ranking.rank(candidates, facts, lookback=ranking.Lookback(known_at=feb), **kw)
+    assert [(r.fact.id, r.status) for r in then] == [("old", FactStatus.CONFIRMED)]
+    assert then[0].reasons == {
+        "fused": 0.01,
+        "relevance": 1.0,
+        "status_weight": 1.0,
+        "status_now": "superseded",
+    }
     assert [r.fact.id for r in ranking.rank(candidates, facts, **kw)] == ["new", "old"]
+    true_then = ranking.rank(candidates, facts, lookback=ranking.Lookback(valid_at=feb), **kw)
+    assert [(r.fact.id, r.status) for r in true_then] == [("old", FactStatus.CONFIRMED)]
+    staged_only = ranking.Lookback(known_at=feb, statuses=frozenset({"staged"}))
+    assert ranking.rank(candidates, facts, lookback=staged_only, **kw) == []
+
+
+def test_dormant_facts_rank_lower_and_popularity_not_at_all() -> None:
+    quiet = replace(fact("quiet", status=FactStatus.DORMANT), pinned=False)
+    popular = replace(fact("popular"), access_count=500, last_accessed=NOW)
+    kw = {"now": NOW, "plan": NO_TIME, "lifecycle": LIFECYCLE, "policy": POLICY}
+    quiet_score, _ = ranking.score(Candidate("quiet", fused=0.01), quiet, **kw)
+    assert quiet_score == pytest.approx(0.01 * 0.6 * math.sqrt(0.25))  # decayed to the floor
+    popular_score, _ = ranking.score(Candidate("popular", fused=0.01), popular, **kw)
+    assert popular_score == ranking.score(Candidate("x", fused=0.01), fact("x"), **kw)[0]
 
 
 def test_the_pool_is_the_head_of_the_fused_list_unless_looking_back() -> None:
     candidates = [Candidate(f"f{i}", 1.0 / (i + 1)) for i in range(100)]
-    assert len(ranking.pool(candidates, 5, as_of=None)) == ranking.MIN_POOL
-    assert len(ranking.pool(candidates, 20, as_of=None)) == 20 * ranking.POOL_PER_RESULT
-    assert len(ranking.pool(candidates, 5, as_of=NOW)) == 100
+    assert len(ranking.pool(candidates, 5, lookback=None)) == ranking.MIN_POOL
+    assert len(ranking.pool(candidates, 20, lookback=None)) == 20 * ranking.POOL_PER_RESULT
+    assert len(ranking.pool(candidates, 5, lookback=ranking.Lookback(valid_at=NOW))) == 100

@@ -117,7 +117,7 @@ def _state(memory: Memory, outs: Sequence[RememberOut]) -> dict[str, Any]:
     """Everything the store holds and answers, ids replaced by content: graph, index, replies."""
     labels = _labels(memory)
     dump = io.StringIO()
-    export(memory.stores, memory.upkeep, dump)
+    export(memory.stores, dump)
     _, *records = dump.getvalue().splitlines()
     vector_rows = memory.vectors.ids("facts")
     return {
@@ -127,9 +127,7 @@ def _state(memory: Memory, outs: Sequence[RememberOut]) -> dict[str, Any]:
         "replies": [_relabel(out.model_dump_json(), labels) for out in outs],
         # Every active fact, by score: equal scores fall back to the (random) ids, so by content.
         "answers": {
-            q: sorted(
-                (-round(h.score, 5), h.content) for h in memory.search(q, limit=20, record=False).results
-            )
+            q: sorted((-round(h.score, 5), h.content) for h in memory.search(q, limit=20).results)
             for q in QUESTIONS
         },
     }

@@ -21,12 +21,12 @@ def _store(memory: Memory) -> tuple[str, str]:
 
 def test_the_fact_about_the_named_entity_ranks_first(memory: Memory) -> None:
     about, addressed = _store(memory)
-    hits = memory.search("What instrument is Maya learning?", limit=5, record=False).results
+    hits = memory.search("What instrument is Maya learning?", limit=5).results
     assert [h.id for h in hits][:2] == [about, addressed]
 
 
 def test_without_the_anchor_bonus_the_name_and_wording_win(memory: Memory) -> None:
     about, addressed = _store(memory)
     memory.retriever.with_policy(anchor_bonus=0.0)
-    hits = memory.search("What instrument is Maya learning?", limit=5, record=False).results
+    hits = memory.search("What instrument is Maya learning?", limit=5).results
     assert [h.id for h in hits][:2] == [addressed, about]

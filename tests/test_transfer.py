@@ -29,7 +29,7 @@ def other(settings: Settings, embedder: FastEmbedder, tmp_path: Path) -> Iterato
 
 def _export(memory: Memory) -> str:
     out = io.StringIO()
-    export(memory.stores, memory.upkeep, out)
+    export(memory.stores, out)
     return out.getvalue()
 
 
@@ -75,7 +75,7 @@ def _fill(memory: Memory) -> dict[str, str]:
         )
     ]
     memory.link(postgres.id, deploy.id, "causes", 0.7)
-    memory.search("where does Alice live")  # access counts and last_accessed must travel too
+    memory.mark_used([tea.id])  # use counts and last_accessed must travel too
     return {
         "berlin": berlin.id,
         "paris": paris.id,
@@ -129,7 +129,7 @@ def test_export_is_deterministic_and_records_every_fact_field(memory: Memory) ->
         "type", "id", "content", "kind", "status", "confidence", "source", "provenance", "scope",
         "created_at", "valid_from", "valid_until", "event_time", "last_accessed", "access_count",
         "pinned", "ttl_policy", "expires_at", "subject", "predicate", "object", "tags", "session_id",
-        "evidence", "status_reason",
+        "evidence", "status_reason", "believed_until", "prior_status",
     }  # fmt: skip
     edge_types = {json.loads(line).get("edge") for line in first.splitlines()}
     assert {"SUPERSEDES", "CAUSES", "NEXT", "ABOUT", "RELATES", "HAS_TAG"} <= edge_types
@@ -191,6 +191,29 @@ def test_a_bad_line_is_refused_by_number_and_nothing_is_written(
     assert "line 4: " in str(err.value) and expected in str(err.value)
     assert "nothing was written" in str(err.value)
     assert _counts(other) == before
+
+
+def test_an_export_from_before_record_time_imports_and_reads_its_history(
+    memory: Memory, other: Memory
+) -> None:
+    ids = _fill(memory)
+    old_lines = []
+    for line in _export(memory).splitlines():
+        record = json.loads(line)
+        if record.get("type") == "fact":  # schema v1 had neither field
+            record.pop("believed_until")
+            record.pop("prior_status")
+        old_lines.append(json.dumps(record))
+    import_hippograph(other.stores, other.upkeep, old_lines)
+    berlin = other.graph.get_fact(ids["berlin"])
+    assert berlin is not None and (berlin.believed_until, berlin.prior_status) == (None, None)
+    # The history reads its end from valid_until, as v1 wrote it.
+    lyon = other.graph.get_fact(ids["lyon"])
+    assert lyon is not None
+    for when, held in ((berlin.created_at, ids["berlin"]), (lyon.created_at, ids["lyon"])):
+        found = other.search("where does Alice live", known_at=when.isoformat()).results
+        homes = [(h.id, h.status) for h in found if h.id in (ids["berlin"], ids["paris"], ids["lyon"])]
+        assert homes == [(held, "staged")]
 
 
 def test_a_file_without_the_header_is_refused_with_a_hint(other: Memory) -> None:

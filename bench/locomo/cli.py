@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import shutil
 import sys
 import tempfile
 import time
@@ -17,7 +18,16 @@ import numpy as np
 import bench.locomo
 from bench.locomo.baselines import baseline_answers
 from bench.locomo.data import DEFAULT_DATA, REPO, Conversation, load_dataset
-from bench.locomo.ours import StoreReport, check_variants, hippograph_answers, open_store, parse_variants
+from bench.locomo.ours import (
+    APPLIED_READS,
+    StoreReport,
+    applied_reads_answers,
+    check_variants,
+    hippograph_answers,
+    open_store,
+    parse_variants,
+    timed_ingest,
+)
 from bench.locomo.report import describe_run, markdown, write_results
 from bench.locomo.scoring import Score, score, summarize
 from hippograph.config import DEFAULT_MODEL
@@ -45,6 +55,12 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--recall-budget", type=int, default=1000, help="budget_tokens for recall()")
     parser.add_argument(
         "--variant", action="append", default=[], metavar="NAME=VALUE", help="RetrievalPolicy override"
+    )
+    parser.add_argument(
+        "--applied-reads",
+        action="store_true",
+        help=f"also search every question in turn on a copy of each store, applying what each search "
+        f"recorded before the next ('{APPLIED_READS}')",
     )
     return parser.parse_args(argv)
 
@@ -82,8 +98,25 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="hippograph-locomo-") as tmp:
         for conv, turns, questions in zip(convs, turn_vectors, question_vectors, strict=True):
             answers = baseline_answers(conv, turns, questions)
-            with closing(open_store(Path(tmp) / conv.conv_id, models_dir, args.model, embedder)) as memory:
-                answers |= hippograph_answers(conv, memory, overrides, args.recall_budget, report)
+            store = Path(tmp) / conv.conv_id
+            with closing(open_store(store, models_dir, args.model, embedder)) as memory:
+                fact_to_turn = timed_ingest(memory, conv, report)
+                if not args.applied_reads:
+                    answers |= hippograph_answers(
+                        conv, memory, fact_to_turn, overrides, args.recall_budget, report
+                    )
+            if args.applied_reads:
+                # Both protocols start from the same ingested store, closed cleanly and copied.
+                copy = Path(tmp) / f"{conv.conv_id}-applied"
+                shutil.copytree(store, copy)
+                with closing(open_store(store, models_dir, args.model, embedder)) as memory:
+                    answers |= hippograph_answers(
+                        conv, memory, fact_to_turn, overrides, args.recall_budget, report
+                    )
+                with closing(open_store(copy, models_dir, args.model, embedder)) as memory:
+                    answers[APPLIED_READS] = applied_reads_answers(
+                        conv, memory, fact_to_turn, overrides, report
+                    )
             for method, got in answers.items():
                 scores[method] += [
                     score(q, conv.conv_id, a) for q, a in zip(conv.questions, got, strict=True)
@@ -92,7 +125,12 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 f"{conv.conv_id}: {len(conv.turns)} turns, {len(conv.questions)} questions", file=sys.stderr
             )
 
-    extra = {"variants": overrides, "baseline_embed_s": embed_s, "run_s": time.perf_counter() - started}
+    extra = {
+        "variants": overrides,
+        "applied_reads": args.applied_reads,
+        "baseline_embed_s": embed_s,
+        "run_s": time.perf_counter() - started,
+    }
     return {
         "meta": describe_run(args, convs, embedder, report, extra),
         "methods": {method: summarize(rows) for method, rows in scores.items()},
@@ -102,6 +140,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 def main(argv: Sequence[str] | None = None) -> None:
     args = parse_args(argv)
     results = run(args)
-    path = write_results(results, args.out, results["meta"]["variants"])
+    path = write_results(
+        results, args.out, results["meta"]["variants"], tag="-applied_reads" if args.applied_reads else ""
+    )
     print(markdown(results))
     print(f"written: {path} and {path.with_suffix('.json')}", file=sys.stderr)

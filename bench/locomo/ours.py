@@ -165,13 +165,25 @@ def ask_recall(
     return Answer(to_turns([f.id for f in out.facts], fact_to_turn, report), tokens, ms)
 
 
-def hippograph_answers(
-    conv: Conversation, memory: Memory, overrides: Mapping[str, Any], budget: int, report: StoreReport
-) -> dict[str, list[Answer]]:
+APPLIED_READS = "hippograph search (reads applied)"
+
+
+def timed_ingest(memory: Memory, conv: Conversation, report: StoreReport) -> dict[str, str]:
     start = time.perf_counter()
     fact_to_turn = ingest(memory, conv)
     report.ingest_s += time.perf_counter() - start
     report.turns += len(conv.turns)
+    return fact_to_turn
+
+
+def hippograph_answers(
+    conv: Conversation,
+    memory: Memory,
+    fact_to_turn: Mapping[str, str],
+    overrides: Mapping[str, Any],
+    budget: int,
+    report: StoreReport,
+) -> dict[str, list[Answer]]:
     policy = apply_variants(memory, overrides)
     if report.policy is None:
         print(f"policy: {describe_policy(policy)}", file=sys.stderr)
@@ -184,4 +196,26 @@ def hippograph_answers(
     elif "no recall" not in report.notes:
         report.notes.append("no recall")
         print("note: this hippograph's Memory has no recall(); recall is not evaluated", file=sys.stderr)
+    return answers
+
+
+def applied_reads_answers(
+    conv: Conversation,
+    memory: Memory,
+    fact_to_turn: Mapping[str, str],
+    overrides: Mapping[str, Any],
+    report: StoreReport,
+) -> list[Answer]:
+    """Each question searched in turn on a store where whatever the searches before it recorded
+    has been applied, as a long-running server applies it between a user's questions."""
+    apply_variants(memory, overrides)
+    # hippographs before reads became reads logged each search's results, applied in batches.
+    settle: Callable[[], Any] | None = getattr(memory, "apply_accesses", None)
+    if settle is None and "reads record nothing" not in report.notes:
+        report.notes.append("reads record nothing")
+    answers = []
+    for question in conv.questions:
+        answers.append(ask_search(memory, question, fact_to_turn, report))
+        if settle is not None:
+            settle()
     return answers

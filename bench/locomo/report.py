@@ -17,7 +17,7 @@ from typing import Any
 
 import hippograph
 from bench.locomo.data import CATEGORIES, REPO, Conversation
-from bench.locomo.ours import StoreReport, describe_policy
+from bench.locomo.ours import APPLIED_READS, StoreReport, describe_policy
 from hippograph.store.embed import FastEmbedder
 
 
@@ -68,6 +68,19 @@ def markdown(results: Mapping[str, Any]) -> str:
         f"ids that are no turn: {store['unknown']}; recall narratives over budget: "
         f"{store['recall_over_budget']}",
         f"- notes returned by search/recall: {store['service_notes'] or 'none'}",
+        *(
+            [
+                f"- '{APPLIED_READS}': each question searched in turn on a copy of the ingested store, "
+                "what each search recorded applied before the next"
+                + (
+                    " (this hippograph's reads record nothing)"
+                    if "reads record nothing" in store["notes"]
+                    else ""
+                )
+            ]
+            if meta.get("applied_reads")
+            else []
+        ),
         "",
         "| method | R@5 | R@10 | NDCG@10 | cat1 R@10 | cat2 R@10 | cat3 R@10 | cat4 R@10 | tokens/query "
         "| ms/query |",
@@ -84,9 +97,11 @@ def markdown(results: Mapping[str, Any]) -> str:
     return "\n".join([*head, *rows, ""])
 
 
-def write_results(results: Mapping[str, Any], out_dir: Path, overrides: Mapping[str, Any]) -> Path:
+def write_results(
+    results: Mapping[str, Any], out_dir: Path, overrides: Mapping[str, Any], tag: str = ""
+) -> Path:
     out_dir.mkdir(parents=True, exist_ok=True)
-    suffix = "".join(f"-{k}={json.dumps(v)}" for k, v in overrides.items())
+    suffix = tag + "".join(f"-{k}={json.dumps(v)}" for k, v in overrides.items())
     stem = "locomo" + re.sub(r"[^\w.=+-]+", "_", suffix)
     (out_dir / f"{stem}.json").write_text(json.dumps(results, indent=2, default=str) + "\n")
     (out_dir / f"{stem}.md").write_text(markdown(results))

@@ -115,6 +115,7 @@ def table_vectors(table: Any) -> np.ndarray:
 
 def measure_floor(memory: Any, qs: Sequence[Query]) -> dict[str, Any]:
     """The floor, same process, same table: model alone, bare LanceDB, exact numpy top-k."""
+    from hippograph.domain.models import ACTIVE_STATUSES
     from hippograph.store.vectors import Filter
 
     table = memory.vectors._tables["facts"]
@@ -123,7 +124,7 @@ def measure_floor(memory: Any, qs: Sequence[Query]) -> dict[str, Any]:
     for q in qs[:5]:
         table.search(embed([q.text])[0]).limit(10).to_list()
     embed_ms, lance_ms, numpy_ms, pipeline_ms, numpy_pipeline_ms, shaped_ms = [], [], [], [], [], []
-    where = Filter(statuses=("staged", "confirmed"), scopes=("global",))
+    where = Filter(statuses=ACTIVE_STATUSES, scopes=("global",))
     for q in qs:
         t0 = time.perf_counter()
         vec = embed([q.text])[0]

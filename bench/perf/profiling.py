@@ -63,7 +63,6 @@ def stage_timer(memory: Any) -> Iterator[dict[str, list[float]]]:
         (graph, "tag_facts", "graph.tag_facts"),
         (graph, "link_facts_many", "graph.link_facts_many"),
         (graph, "update_fact_states", "graph.update_fact_states"),
-        (memory.accesses, "append", "accesses.append"),
     ):
         if hasattr(owner, attr):
             wrap(owner, attr, label)

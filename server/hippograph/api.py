@@ -41,6 +41,7 @@ from hippograph.domain.models import (
     SearchOut,
     Source,
     TtlPolicy,
+    UsedOut,
 )
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -248,7 +249,8 @@ class MemoryAPI:
         entity: Annotated[str | None, Field(description="Only facts about this entity (name or id).")] = None,
         tags: Annotated[list[str] | None, Field(description="Only facts with any of these tags.")] = None,
         status: Annotated[
-            list[StatusName] | None, Field(description="Only these statuses (default: staged and confirmed).")
+            list[StatusName] | None,
+            Field(description="Only these statuses (default: staged, confirmed, dormant)."),
         ] = None,
         after: Annotated[
             str | None,
@@ -262,16 +264,21 @@ class MemoryAPI:
             bool, Field(description="Also return superseded and forgotten facts.")
         ] = False,
         as_of: Annotated[
-            str | None, Field(description="Show what memory believed at this time (ISO 8601).")
+            str | None,
+            Field(description="What was true at this time: ISO date or 'in 2023'; statuses as they were."),
         ] = None,
-        record: Annotated[bool, Field(description="Count the results as used."), INTERNAL] = True,
+        known_at: Annotated[
+            str | None, Field(description="What memory believed then (record time), ISO 8601.")
+        ] = None,
     ) -> SearchOut:
         """Find stored facts by meaning, keyword, named entities and graph links, best first.
 
         Each result says why it matched (channels, ranks, graph path). Use it before answering
-        anything that may depend on what you were told earlier. Example:
+        anything that may depend on what you were told earlier. Searching changes nothing;
+        report the facts your answer relied on with mark_used. Examples:
         search(query="what does Alice drink in the morning", limit=5)
         search(query="deploy steps", kind=["procedure"], entity="Project Apollo")
+        search(query="where did Alice live", as_of="2023-06-01")
         """
 
     @operation(title="Recall context", read_only=True)
@@ -290,7 +297,8 @@ class MemoryAPI:
         """Recall what memory holds about a task: a markdown narrative that fits a token budget
         (facts grouped by entity, entity profiles, timeline, evidence) plus the ranked facts.
 
-        Use it at the start of a task or conversation. Example:
+        Use it at the start of a task or conversation. It changes nothing; report the facts
+        you relied on with mark_used. Example:
         recall(context="Alice's travel plans", budget_tokens=600)
         """
 
@@ -310,7 +318,13 @@ class MemoryAPI:
         ] = None,
         tags: Annotated[list[str] | None, Field(description="Tags (default: the old one's).")] = None,
         object: Annotated[str | None, Field(description="The corrected value, if the fact has one.")] = None,
-        event_time: Annotated[str | None, Field(description="When it happened (ISO 8601).")] = None,
+        event_time: Annotated[
+            str | None,
+            Field(
+                description="When it became true, ISO 8601 (e.g. the day Alice moved); "
+                "the old fact was true until then."
+            ),
+        ] = None,
         scope: Annotated[
             str | None, Field(description="Where query looks (default: global)."), INTERNAL
         ] = None,
@@ -336,6 +350,16 @@ class MemoryAPI:
     ) -> FactOut:
         """Pin a fact the user confirmed: confidence 1, status confirmed, it never decays.
         Example: confirm(fact_id="f_0123456789abcdef")
+        """
+
+    @operation(title="Report facts used")
+    def mark_used(
+        self,
+        fact_ids: Annotated[list[str], Field(description="Ids of the facts your answer relied on.")],
+    ) -> UsedOut:
+        """Report which facts from search or recall your answer relied on: the only way reading
+        strengthens memory. A used fact stays fresh, a dormant one wakes, a staged one used
+        repeatedly becomes confirmed. Example: mark_used(fact_ids=["f_0123456789abcdef"])
         """
 
     @operation(title="Forget a fact", destructive=True, idempotent=True)
@@ -391,8 +415,9 @@ class MemoryAPI:
         """
 
     @operation(tool=False)
-    def maintain(self, now: datetime | None = None) -> MaintenanceOut:
-        """Promotion, decay, expiry and orphan cleanup over every active fact. Idempotent."""
+    def maintain(self, now: datetime | None = None, dry_run: bool = False) -> MaintenanceOut:
+        """Expiry, dormancy and orphan cleanup over every active fact, judged at ``now`` (default:
+        the clock). Idempotent; ``dry_run`` reports the changes and writes nothing."""
 
     @operation(tool=False, read_only=True)
     def stats(self) -> dict[str, Any]:

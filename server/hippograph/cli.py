@@ -48,9 +48,12 @@ def _parser() -> argparse.ArgumentParser:
     search.add_argument("--json", action="store_true", help="print JSON")
 
     maintain = sub.add_parser(
-        "maintain", parents=[common], help="run the maintenance pass: promotion, decay, expiry, cleanup"
+        "maintain", parents=[common], help="run the maintenance pass: expiry, dormancy, cleanup"
     )
-    maintain.add_argument("--now", help="pretend it is this time (ISO 8601), e.g. to preview decay")
+    maintain.add_argument(
+        "--now", help="judge decay and expiry as if it were this time (ISO 8601); changes are written"
+    )
+    maintain.add_argument("--dry-run", action="store_true", help="print what would change; write nothing")
     maintain.add_argument("--json", action="store_true", help="print JSON")
 
     export = sub.add_parser("export", parents=[common], help="write all of memory as JSON Lines")
@@ -179,9 +182,15 @@ def _run_command(command: str, args: argparse.Namespace, memory: SharedMemory, s
         from hippograph.text.time_phrases import parse_time_bound
 
         now = parse_time_bound(args.now, utcnow(), end=False) if args.now else None
-        with _working("maintenance: promotion, decay, expiry, cleanup"):
-            maintained = memory.maintain(now)
-        _print(maintained.model_dump(), args.json)
+        with _working("maintenance: expiry, dormancy, cleanup"):
+            maintained = memory.maintain(now, dry_run=args.dry_run)
+        if args.json:
+            _print(maintained.model_dump(), True)
+            return EXIT_OK
+        _print(maintained.model_dump(exclude={"changes"}), False)
+        verb = "would become" if maintained.dry_run else "became"
+        for change in maintained.changes:
+            print(f"  [{change.id}] {change.status} {verb} {change.becomes}: {change.content[:60]}")
         return EXIT_OK
     if command == "export":
         exported = memory.export()

@@ -70,13 +70,16 @@ class Settings(BaseSettings):
     )
 
     # Lifecycle (see lifecycle.LifecyclePolicy for the rest of the defaults).
-    promotion_accesses: int = Field(default=3, ge=1, description="Accesses that promote staged -> confirmed.")
+    promotion_accesses: int = Field(
+        default=3, ge=1, description="Reported uses (mark_used) that confirm a staged fact."
+    )
     grace_days: float = Field(default=7.0, ge=0, description="Days of no decay after last use.")
-    retract_below: float = Field(default=0.2, ge=0, description="Relevance under which maintenance retracts.")
+    dormant_below: float = Field(
+        default=0.2, ge=0, description="Relevance under which an unused staged fact turns dormant."
+    )
     maintenance_interval_s: float = Field(
         default=3600.0, ge=0, description="0 turns the background pass off."
     )
-    access_flush_s: float = Field(default=1.0, gt=0, description="How often recorded accesses are applied.")
 
     default_budget_tokens: int = Field(default=1000, ge=50)
     max_budget_tokens: int = Field(default=16000, ge=100)

@@ -3,8 +3,8 @@
 ``build_app(memory)`` is a small Starlette app: the page and its bundled static files
 (cytoscape is vendored into ``explorer_static/``, nothing comes from a CDN), and a
 read-only JSON API over ``Memory`` — the graph around the most recent facts, search and
-explain. Looking is not using: searches here are not recorded as accesses, so browsing
-never reinforces or promotes a fact. ``serve`` runs it with uvicorn on loopback.
+explain. Like every read, browsing changes nothing memory believes. ``serve`` runs it with
+uvicorn on loopback.
 """
 
 from __future__ import annotations
@@ -175,7 +175,7 @@ def build_app(memory: Memory, *, allowed_hosts: Sequence[str] = LOOPBACK_HOSTS) 
     """
     files = static_dir()
     # One request at a time touches the stores: a local viewer needs no parallelism, and the
-    # embedder and the write path (explain applies pending accesses) stay single-threaded.
+    # embedder stays single-threaded.
     lock = threading.Lock()
 
     def locked(fn: Callable[[Request], Any]) -> Callable[[Request], JSONResponse]:
@@ -197,7 +197,7 @@ def build_app(memory: Memory, *, allowed_hosts: Sequence[str] = LOOPBACK_HOSTS) 
         if not query.strip():
             raise InvalidInput("send a search query, e.g. /api/search?q=Alice")
         history = _truthy(request, "history")
-        found = memory.search(query, limit=SEARCH_LIMIT, include_history=history, record=False)
+        found = memory.search(query, limit=SEARCH_LIMIT, include_history=history)
         return found.model_dump()
 
     def fact(request: Request) -> dict[str, Any]:

@@ -38,6 +38,7 @@ hippograph is your long-term memory about the user and their work, kept across c
 - Do not store secrets (keys, tokens, passwords): they are refused.
 - Each result carries a fact id; use it to correct, confirm, explain or forget that fact instead of
   storing a duplicate.
+- Searching changes nothing: after answering, pass the ids of the facts you relied on to mark_used.
 """
 
 DEFAULT_CONTEXT_QUERY = "the user: who they are, their preferences, projects and recent decisions"
@@ -172,7 +173,7 @@ def build_server(memory: MemoryAPI) -> MCPServer:
     def entity_resource(name: str) -> str:
         entity = unquote(name)
         try:
-            found = memory.search(entity, entity=entity, limit=50, record=False)
+            found = memory.search(entity, entity=entity, limit=50)
         except HippographError as err:
             raise ResourceError(str(err)) from err
         lines = [f"# {entity}", ""] + [f"- {hit.content} [{hit.id}, {hit.status}]" for hit in found.results]

@@ -1,15 +1,24 @@
-"""The fact lifecycle, pure: status, relevance, reinforcement, conflicts, maintenance.
+"""The fact lifecycle, pure: status, relevance, evidence, conflicts, maintenance, time travel.
 
-Every path that changes a fact's status or confidence (remember, search/recall access,
-correct, confirm, forget, the maintenance pass, import) goes through these functions.
-They take values and return new values: no I/O, no clock reads (``now`` is a parameter,
-UTC-aware), no randomness, so each rule is tested with literal inputs.
+Every path that changes a fact's status or confidence (remember, correct, confirm, forget,
+mark_used, the maintenance pass, import) goes through these functions. They take values and
+return new values: no I/O, no clock reads (``now`` is a parameter, UTC-aware), no randomness,
+so each rule is tested with literal inputs.
 
-    staged --(promotion_accesses accesses | confirm)--> confirmed (confirm also pins)
-    staged/confirmed --(correct | confident conflicting fact)--> superseded
-    any but retracted --(forget | decayed below threshold | ephemeral expiry)--> retracted
+Reads are reads: being returned by search or recall is not evidence and changes nothing.
+Only evidence promotes or revives: ``confirm``, the same fact stated again (``corroborate``)
+and a client's report that it used a fact (``mark_used``).
 
-Superseded and retracted facts are history: they are never revived, only read.
+    staged --(promotion_accesses uses | corroborate | confirm)--> confirmed (confirm also pins)
+    staged --(unused and unrestated until relevance < dormant_below)--> dormant
+    dormant --(use | corroborate)--> staged or confirmed; --(confirm)--> confirmed
+    any active --(correct | confident conflicting fact)--> superseded
+    any active --(forget | ephemeral expiry)--> retracted
+
+Fading is not forgetting: decay lowers a fact's rank down to a floor, and a dormant fact is
+still found. Only ephemeral facts expire. Superseded and retracted facts are history: they are
+never revived, only read, and remember the status they had (``prior_status``) and when memory
+stopped holding them (``believed_until``), so a look into the past shows them as they were.
 """
 
 from __future__ import annotations
@@ -21,6 +30,7 @@ from datetime import datetime, timedelta
 from enum import StrEnum
 from types import MappingProxyType
 
+from hippograph.domain import bitemporal
 from hippograph.domain.errors import InvalidTransition
 from hippograph.domain.models import Fact, FactKind, FactStatus, Provenance, Source, TtlPolicy, name_key
 
@@ -45,6 +55,7 @@ _SOURCE_WEIGHTS = {
 _STATUS_WEIGHTS = {
     FactStatus.CONFIRMED: 1.0,
     FactStatus.STAGED: 0.8,
+    FactStatus.DORMANT: 0.6,
     FactStatus.SUPERSEDED: 0.3,
     FactStatus.RETRACTED: 0.0,
 }
@@ -85,6 +96,7 @@ class LifecyclePolicy:
     out of the hash, so a policy can be a cache key while still comparing by value.
     """
 
+    # Uses (mark_used) that confirm a staged fact.
     promotion_accesses: int = 3
     grace_days: float = 7.0
     # Only for kinds missing from half_life_days: 0.95 per idle week after the grace period.
@@ -93,9 +105,11 @@ class LifecyclePolicy:
     # A guess the assistant made should fade within weeks unless someone uses it.
     inferred_half_life_days: float = 7.0
     source_weights: Mapping[Source, float] = field(default_factory=lambda: _SOURCE_WEIGHTS, hash=False)
-    retract_below: float = 0.2
-    protect_access_count: int = 5
-    access_confidence_boost: float = 0.02
+    # A staged fact whose relevance (with its unfloored decay) falls below this turns dormant.
+    dormant_below: float = 0.2
+    # Ranking's decay never goes below this (two half-lives): an old fact that is the best
+    # answer still outranks a fresh, weaker match.
+    min_freshness: float = 0.25
     supersede_confidence: float = 0.9
     ephemeral_ttl_days: float = 1.0
     status_weights: Mapping[FactStatus, float] = field(default_factory=lambda: _STATUS_WEIGHTS, hash=False)
@@ -115,6 +129,8 @@ class LifecyclePolicy:
             problems.append("grace_days must be >= 0 and ephemeral_ttl_days > 0")
         if not 0 < self.weekly_decay <= 1:
             problems.append("weekly_decay must be in (0, 1]")
+        if not 0 <= self.min_freshness <= 1 or self.dormant_below < 0:
+            problems.append("min_freshness must be in [0, 1] and dormant_below >= 0")
         if self.inferred_half_life_days <= 0 or any(d <= 0 for d in self.half_life_days.values()):
             problems.append("half-lives must be positive numbers of days")
         if problems:
@@ -126,18 +142,19 @@ DEFAULT_POLICY = LifecyclePolicy()
 
 @dataclass(frozen=True)
 class Relevance:
-    """How much a fact matters now: ``value`` is the product of the four terms explain shows."""
+    """How much a fact matters now: ``value`` is the product of the three terms explain shows.
+
+    ``decay`` is ranking's freshness, floored at ``min_freshness``. How often a fact was
+    returned or used is no term: popularity never reorders results.
+    """
 
     confidence: float
     source_weight: float
     decay: float
-    usage_boost: float
     value: float = field(init=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(
-            self, "value", self.confidence * self.source_weight * self.decay * self.usage_boost
-        )
+        object.__setattr__(self, "value", self.confidence * self.source_weight * self.decay)
 
 
 class ConflictOutcome(StrEnum):
@@ -148,9 +165,9 @@ class ConflictOutcome(StrEnum):
 
 class MaintenanceKind(StrEnum):
     NONE = "none"
-    PROMOTE = "promote"
     EXPIRE = "expire"
-    RETRACT_DECAYED = "retract_decayed"
+    DORMANT = "dormant"
+    REVIVE = "revive"
 
 
 @dataclass(frozen=True)
@@ -178,11 +195,6 @@ def admit(fact: Fact, now: datetime, policy: LifecyclePolicy = DEFAULT_POLICY) -
     return replace(fact, confidence=confidence, expires_at=expires_at)
 
 
-def usage_boost(access_count: int) -> float:
-    """1 + 0.5·log10(accesses + 1): 1.0 unused, 1.5 at 9 accesses, 2.0 at 99."""
-    return 1.0 + 0.5 * math.log10(max(0, access_count) + 1)
-
-
 def half_life(fact: Fact, policy: LifecyclePolicy = DEFAULT_POLICY) -> float | None:
     """Days for relevance to halve after the grace period; None means the weekly fallback rate."""
     if fact.provenance is Provenance.INFERRED:
@@ -201,12 +213,13 @@ def is_expired(fact: Fact, now: datetime) -> bool:
 
 
 def decay_factor(fact: Fact, now: datetime, policy: LifecyclePolicy = DEFAULT_POLICY) -> float:
-    """Freshness in [0, 1] from the time since the fact was last used."""
+    """Freshness in [0, 1] from the time since the fact was stated, last restated or last used."""
     if is_expired(fact, now):
         return 0.0
     if fact.pinned or fact.ttl_policy is TtlPolicy.KEEP_FOREVER:
         return 1.0
     # Counting from the last use, not from creation, keeps facts someone still needs fresh.
+    # Only evidence moves this clock: a search that returns the fact does not.
     last_used = max(fact.created_at, fact.last_accessed or fact.created_at)
     idle_days = (now - last_used).total_seconds() / _SECONDS_PER_DAY - policy.grace_days
     if idle_days <= 0:
@@ -218,47 +231,103 @@ def decay_factor(fact: Fact, now: datetime, policy: LifecyclePolicy = DEFAULT_PO
 
 
 def relevance(fact: Fact, now: datetime, policy: LifecyclePolicy = DEFAULT_POLICY) -> Relevance:
-    """confidence × source weight × decay × usage boost; a pinned fact counts as certain and fresh."""
+    """confidence × source weight × decay (floored at ``min_freshness`` unless expired);
+    a pinned fact counts as certain and fresh."""
+    decay = decay_factor(fact, now, policy)
     return Relevance(
         confidence=1.0 if fact.pinned else fact.confidence,
         source_weight=policy.source_weights.get(fact.source, 1.0),
-        decay=decay_factor(fact, now, policy),
-        usage_boost=usage_boost(fact.access_count),
+        decay=decay if is_expired(fact, now) else max(decay, policy.min_freshness),
     )
 
 
+def is_faded(fact: Fact, now: datetime, policy: LifecyclePolicy = DEFAULT_POLICY) -> bool:
+    """Has this fact gone unused and unrestated so long that its relevance, decay unfloored,
+    is below ``dormant_below``? Never within the grace period, nor for pinned or keep-forever facts."""
+    decay = decay_factor(fact, now, policy)
+    if decay >= 1.0:
+        return False
+    weight = policy.source_weights.get(fact.source, 1.0)
+    return fact.confidence * weight * decay < policy.dormant_below
+
+
 def status_weight(status: FactStatus, policy: LifecyclePolicy = DEFAULT_POLICY) -> float:
-    """Retrieval's multiplier for a status: staged counts less than confirmed, history far less."""
+    """Retrieval's multiplier for a status: staged counts less than confirmed, dormant less
+    again, history far less."""
     return policy.status_weights.get(status, 0.0)
 
 
 # ---------------------------------------------------------------- transitions
 
 
-def _promoted(fact: Fact, policy: LifecyclePolicy) -> Fact:
-    if fact.status is FactStatus.STAGED and fact.access_count >= policy.promotion_accesses:
-        return replace(
-            fact, status=FactStatus.CONFIRMED, status_reason=f"promoted after {fact.access_count} accesses"
+def _history_error(fact: Fact, current_id: str | None, doing: str) -> InvalidTransition:
+    """Why a superseded or forgotten fact cannot be ``doing`` (used, restated), and what instead."""
+    if fact.status is FactStatus.SUPERSEDED:
+        newer = f" ({current_id})" if current_id else ""
+        return InvalidTransition(
+            f"fact {fact.id} was superseded by a newer fact{newer}; {doing} that one instead "
+            "(explain shows the supersedes chain)"
         )
+    return InvalidTransition(
+        f"fact {fact.id} was forgotten ({fact.status_reason or 'retracted'}); remember it again if it is true"
+    )
+
+
+def _later(a: datetime | None, b: datetime) -> datetime:
+    # Out-of-order writers must not move the decay clock backwards.
+    return max(a, b) if a is not None else b
+
+
+def _revived(fact: Fact, reason: str) -> Fact:
+    if fact.status is FactStatus.DORMANT:
+        return replace(fact, status=FactStatus.STAGED, status_reason=reason)
     return fact
 
 
-def record_access(fact: Fact, now: datetime, policy: LifecyclePolicy = DEFAULT_POLICY) -> Fact:
-    """A search or recall returned this fact: count it, reinforce it, promote it at the threshold.
+def mark_used(
+    fact: Fact, now: datetime, policy: LifecyclePolicy = DEFAULT_POLICY, *, current_id: str | None = None
+) -> Fact:
+    """A client reports it used this fact: count the use, refresh the decay clock, wake a
+    dormant fact, and confirm a staged one at its ``promotion_accesses``-th use.
 
-    Superseded and retracted facts are counted (explain shows it) but keep their status
-    and confidence: history is never revived by being looked at.
+    Confidence is left alone: using a fact does not make it truer. Raises InvalidTransition
+    for history (superseded or forgotten), naming the newer fact if ``current_id`` is given.
     """
-    accessed = replace(
-        fact,
-        access_count=fact.access_count + 1,
-        # Out-of-order writers must not move the decay clock backwards.
-        last_accessed=max(now, fact.last_accessed) if fact.last_accessed else now,
-    )
     if not fact.status.is_active:
-        return accessed
-    confidence = 1.0 if fact.pinned else min(1.0, fact.confidence + policy.access_confidence_boost)
-    return _promoted(replace(accessed, confidence=confidence), policy)
+        raise _history_error(fact, current_id, "use")
+    used = _revived(
+        replace(fact, access_count=fact.access_count + 1, last_accessed=_later(fact.last_accessed, now)),
+        "woken: used again",
+    )
+    if used.status is FactStatus.STAGED and used.access_count >= policy.promotion_accesses:
+        return replace(
+            used, status=FactStatus.CONFIRMED, status_reason=f"confirmed after {used.access_count} uses"
+        )
+    return used
+
+
+def corroborate(
+    fact: Fact,
+    now: datetime,
+    *,
+    confidence: float | None = None,
+    current_id: str | None = None,
+) -> Fact:
+    """The same fact was stated again: it is evidence. A staged or dormant fact is confirmed, the
+    decay clock restarts, and confidence rises to ``confidence`` if that is higher (never falls).
+
+    ``access_count`` (uses) is left alone. Raises InvalidTransition for history, as
+    ``mark_used`` does.
+    """
+    if not fact.status.is_active:
+        raise _history_error(fact, current_id, "restate")
+    raised = fact.confidence
+    if confidence is not None and not math.isnan(confidence):
+        raised = max(raised, min(1.0, confidence))
+    restated = replace(fact, confidence=raised, last_accessed=_later(fact.last_accessed, now))
+    if restated.status is FactStatus.CONFIRMED:
+        return restated
+    return replace(restated, status=FactStatus.CONFIRMED, status_reason="confirmed: stated again")
 
 
 def confirm(fact: Fact, now: datetime, *, current_id: str | None = None) -> Fact:
@@ -304,21 +373,48 @@ def can_correct(fact: Fact) -> bool:
     return fact.status.is_active
 
 
-def supersede(old: Fact, now: datetime, reason: str, *, current_id: str | None = None) -> Fact:
-    """A newer fact replaces ``old``: it stops being believed at ``now`` and becomes history."""
+def supersede(
+    old: Fact,
+    now: datetime,
+    reason: str,
+    *,
+    current_id: str | None = None,
+    valid_until: datetime | None = None,
+) -> Fact:
+    """A newer fact replaces ``old``: memory stops holding it at ``now`` and it becomes history.
+
+    Its valid time closes at ``valid_until`` (the newer fact's event time: when Alice moved),
+    else at ``now``; never before it began, so a fact corrected as wrong from the start was
+    simply never true.
+    """
     check_correctable(old, current_id)
-    return replace(old, status=FactStatus.SUPERSEDED, valid_until=now, status_reason=reason)
+    until = now if valid_until is None else max(valid_until, bitemporal.valid_start(old))
+    return replace(
+        old,
+        status=FactStatus.SUPERSEDED,
+        valid_until=until,
+        believed_until=now,
+        prior_status=old.status,
+        status_reason=reason,
+    )
 
 
 def retract(fact: Fact, now: datetime, reason: str) -> Fact:
     """Forget: the fact leaves every active result but stays in history. Idempotent.
 
-    A superseded fact keeps the ``valid_until`` its successor gave it.
+    Memory stops holding it at ``now``; forgetting says nothing of the world, so its valid
+    time is left alone. A superseded fact keeps when and as what it was last held.
     """
     if fact.status is FactStatus.RETRACTED:
         return fact
+    if fact.status is FactStatus.SUPERSEDED:
+        return replace(fact, status=FactStatus.RETRACTED, status_reason=reason)
     return replace(
-        fact, status=FactStatus.RETRACTED, valid_until=fact.valid_until or now, status_reason=reason
+        fact,
+        status=FactStatus.RETRACTED,
+        believed_until=now,
+        prior_status=fact.status,
+        status_reason=reason,
     )
 
 
@@ -369,25 +465,23 @@ def resolve_conflict(new: Fact, old: Fact, policy: LifecyclePolicy = DEFAULT_POL
 def maintain(fact: Fact, now: datetime, policy: LifecyclePolicy = DEFAULT_POLICY) -> MaintenanceAction:
     """What the periodic pass does to one fact; applying it to its own output does nothing.
 
-    Only active facts are touched. In order: an expired ephemeral fact is retracted
-    ("expired"); a staged fact with enough accesses is promoted; a fact whose relevance has
-    decayed below ``retract_below`` is retracted ("decayed") unless it is pinned,
-    keep_forever, used at least ``protect_access_count`` times, or still in its grace period
-    (a fresh low-confidence fact gets the same chance to be used as any other).
+    Only active facts are touched. An expired ephemeral fact is retracted ("expired"), the
+    only way time removes a fact. A staged fact that has faded (``is_faded``) turns dormant;
+    a dormant one that has not (the policy or the clock changed) is staged again. Confirmed
+    facts never turn dormant: their decay only lowers their rank, down to the floor.
     """
     if not fact.status.is_active:
         return MaintenanceAction(MaintenanceKind.NONE)
     if is_expired(fact, now):
-        return MaintenanceAction(MaintenanceKind.EXPIRE, retract(fact, now, "expired"))
-    current = _promoted(fact, policy)
-    protected = (
-        current.pinned
-        or current.ttl_policy is TtlPolicy.KEEP_FOREVER
-        or current.access_count >= policy.protect_access_count
-    )
-    score = relevance(current, now, policy)
-    if not protected and score.decay < 1.0 and score.value < policy.retract_below:
-        return MaintenanceAction(MaintenanceKind.RETRACT_DECAYED, retract(current, now, "decayed"))
-    if current is not fact:
-        return MaintenanceAction(MaintenanceKind.PROMOTE, current)
+        expired = replace(retract(fact, now, "expired"), valid_until=fact.expires_at)
+        return MaintenanceAction(MaintenanceKind.EXPIRE, expired)
+    faded = is_faded(fact, now, policy)
+    if fact.status is FactStatus.STAGED and faded:
+        last = max(fact.created_at, fact.last_accessed or fact.created_at)
+        reason = f"dormant: not used or restated since {last.date().isoformat()}"
+        return MaintenanceAction(
+            MaintenanceKind.DORMANT, replace(fact, status=FactStatus.DORMANT, status_reason=reason)
+        )
+    if fact.status is FactStatus.DORMANT and not faded:
+        return MaintenanceAction(MaintenanceKind.REVIVE, _revived(fact, "woken: no longer faded"))
     return MaintenanceAction(MaintenanceKind.NONE)

@@ -29,6 +29,8 @@ class FactKind(StrEnum):
 class FactStatus(StrEnum):
     STAGED = "staged"
     CONFIRMED = "confirmed"
+    # A staged fact nobody used or restated for long: still believed and found, weighed less.
+    DORMANT = "dormant"
     SUPERSEDED = "superseded"
     RETRACTED = "retracted"
 
@@ -38,7 +40,11 @@ class FactStatus(StrEnum):
 
 
 # What memory currently believes: the statuses search shows by default and the lifecycle maintains.
-ACTIVE_STATUSES: tuple[str, ...] = (FactStatus.STAGED.value, FactStatus.CONFIRMED.value)
+ACTIVE_STATUSES: tuple[str, ...] = (
+    FactStatus.STAGED.value,
+    FactStatus.CONFIRMED.value,
+    FactStatus.DORMANT.value,
+)
 ALL_STATUSES: tuple[str, ...] = tuple(s.value for s in FactStatus)
 
 
@@ -114,7 +120,15 @@ def name_key(name: str) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Fact:
-    """One natural-language statement and its lifecycle state (times are UTC-aware)."""
+    """One natural-language statement and its lifecycle state (times are UTC-aware).
+
+    Two clocks (bi-temporal): valid time says when the statement was true in the world,
+    from ``event_time`` (else ``valid_from``) until ``valid_until``; record time says when
+    memory held it, from ``created_at`` until ``believed_until`` (set when it is superseded
+    or forgotten, with the status it had until then in ``prior_status``).
+    ``last_accessed`` and ``access_count`` are the last time and the number of times a client
+    reported using it (or, for ``last_accessed``, it was stated again): reads leave them alone.
+    """
 
     id: str
     content: str
@@ -140,6 +154,8 @@ class Fact:
     session_id: str | None = None
     evidence: str | None = None
     status_reason: str | None = None
+    believed_until: datetime | None = None
+    prior_status: FactStatus | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,7 +194,7 @@ class FactOut(BaseModel):
     id: str = Field(description="Stable fact id, usable with correct/confirm/explain/forget/link.")
     content: str
     kind: str
-    status: str = Field(description="staged, confirmed, superseded or retracted.")
+    status: str = Field(description="staged, confirmed, dormant (unused for long), superseded or retracted.")
     confidence: float
     scope: str
     source: str
@@ -186,7 +202,7 @@ class FactOut(BaseModel):
     entities: list[str] = Field(default_factory=list, description="Names of linked entities.")
     created_at: str = Field(description="ISO 8601, UTC.")
     event_time: str | None = Field(default=None, description="When the fact happened (ISO 8601), if known.")
-    valid_until: str | None = None
+    valid_until: str | None = Field(default=None, description="When it stopped being true, if it did.")
     session_id: str | None = None
 
 
@@ -217,11 +233,12 @@ class CorrectOut(RememberOut):
 
 
 class RelevanceOut(BaseModel):
-    value: float = Field(description="confidence x source_weight x decay x usage_boost.")
+    value: float = Field(description="confidence x source_weight x decay.")
     confidence: float
     source_weight: float
-    decay: float
-    usage_boost: float
+    decay: float = Field(
+        description="Freshness since last use or restatement (1 in the grace period, never below 0.25)."
+    )
     status_weight: float = Field(description="How much retrieval counts this status (confirmed 1.0).")
 
 
@@ -253,9 +270,12 @@ class ExplainOut(BaseModel):
     status_reason: str | None
     pinned: bool
     ttl_policy: str
-    access_count: int
-    last_accessed: str | None
+    access_count: int = Field(description="Times a client reported using it (mark_used).")
+    last_accessed: str | None = Field(description="Last use or restatement; decay counts from here.")
     valid_from: str
+    believed_until: str | None = Field(
+        default=None, description="When memory stopped holding it (superseded or forgotten)."
+    )
     relevance: RelevanceOut
     supersedes: list[LinkedFact] = Field(description="Older versions this fact replaced, nearest first.")
     superseded_by: list[LinkedFact] = Field(
@@ -283,10 +303,30 @@ class LinkOut(BaseModel):
     weight: float
 
 
+class UsedFact(BaseModel):
+    id: str
+    status: str
+    times_used: int
+
+
+class UsedOut(BaseModel):
+    facts: list[UsedFact]
+
+
+class MaintenanceChange(BaseModel):
+    id: str
+    content: str
+    status: str = Field(description="Its status before the pass.")
+    becomes: str = Field(description="Its status after the pass.")
+    reason: str
+
+
 class MaintenanceOut(BaseModel):
-    now: str
+    now: str = Field(description="The time the pass judged decay and expiry at.")
+    dry_run: bool = Field(description="True: nothing was written.")
     examined: int
-    promoted: int
     expired: int
-    retracted_decayed: int
+    dormant: int
+    revived: int
     orphan_entities_removed: int
+    changes: list[MaintenanceChange] = Field(default_factory=list)

@@ -157,6 +157,7 @@
       },
       ...perKind,
       { selector: "node.fact.confirmed", style: { "border-width": 3.5 } },
+      { selector: "node.fact.dormant", style: { "border-style": "dashed", opacity: 0.75 } },
       {
         selector: "node.fact.superseded",
         style: {
@@ -535,7 +536,7 @@
     const terms = el(
       "table",
       { className: "terms", "data-testid": "panel-relevance-terms" },
-      el("caption", {}, "relevance = confidence × source weight × decay × usage boost"),
+      el("caption", {}, "relevance = confidence × source weight × decay"),
       el(
         "tbody",
         {},
@@ -543,7 +544,6 @@
           ["confidence", r.confidence],
           ["source weight", r.source_weight],
           ["decay", r.decay],
-          ["usage boost", r.usage_boost],
           ["status weight (in search)", r.status_weight],
         ].map(([k, v]) => el("tr", {}, el("th", { scope: "row" }, k), el("td", {}, number(v)))),
       ),
@@ -574,7 +574,7 @@
         ["Created", when(f.created_at)],
         ["Happened", f.event_time ? when(f.event_time) : null],
         ["Valid until", f.valid_until ? when(f.valid_until) : null],
-        ["Accessed", accessed(x.access_count, x.last_accessed)],
+        ["Used", accessed(x.access_count, x.last_accessed)],
         ["Lifetime", `${x.ttl_policy}${x.pinned ? ", pinned" : ""}`],
         ["Evidence", x.evidence],
         ["Id", el("code", {}, f.id)],
@@ -810,6 +810,7 @@
       ),
       item(swatch("fact staged"), "staged (thin border)"),
       item(swatch("fact confirmed"), "confirmed (thick border)"),
+      item(swatch("fact dormant"), "dormant (dashed, pale)"),
       item(swatch("fact superseded"), "superseded (grey, dashed)"),
       item(swatch("fact retracted"), el("s", {}, "retracted"), " (faded)"),
       item(swatch("line supersedes"), "supersedes"),

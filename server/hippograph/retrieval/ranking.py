@@ -2,9 +2,13 @@
 
 Fusion (``fusion.py``) says how well each fact matches the query; ranking turns that into
 what the caller should read first. A fact's score is its fused match, times its status
-weight (staged below confirmed, history far below), times the square root of its lifecycle
-relevance (confidence x source x decay x usage), times a time factor when the query names a
-period ("in May 2023"): inside it counts more, outside less.
+weight (staged below confirmed, dormant below staged, history far below), times the square
+root of its lifecycle relevance (confidence x source x decay, the decay floored), times a
+time factor when the query names a period ("in May 2023"): inside it counts more, outside
+less. How often a fact was returned or used is no term: popularity never reorders results.
+
+A ``Lookback`` ranks the past instead: only the facts true at its valid time and held at its
+record time, each with the status it had then.
 """
 
 from __future__ import annotations
@@ -15,8 +19,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from hippograph.domain import bitemporal
 from hippograph.domain import lifecycle as lc
-from hippograph.domain.models import Fact
+from hippograph.domain.models import Fact, FactStatus
 from hippograph.retrieval.fusion import Candidate
 from hippograph.retrieval.policy import RetrievalPolicy
 from hippograph.text.query_intent import QueryPlan
@@ -29,13 +34,41 @@ MIN_POOL = 30
 
 
 @dataclass(frozen=True)
+class Lookback:
+    """A look into the past: what was true at ``valid_at`` (valid time: ``as_of``), as memory
+    held it at ``known_at`` (record time); either may be None. ``statuses``, if given, keeps
+    only the facts whose status then is one of them."""
+
+    valid_at: datetime | None = None
+    known_at: datetime | None = None
+    statuses: frozenset[str] | None = None
+
+    def status_of(self, fact: Fact) -> FactStatus:
+        """The fact's status at the time looked at."""
+        if self.known_at is not None:
+            return bitemporal.status_at(fact, self.known_at)
+        if fact.status is FactStatus.SUPERSEDED:
+            return bitemporal.prior_status(fact)  # true then: it was what memory held, not yet replaced
+        return fact.status
+
+    def keeps(self, fact: Fact) -> bool:
+        if self.known_at is not None and not bitemporal.believed_at(fact, self.known_at):
+            return False
+        if self.valid_at is not None and not bitemporal.valid_at(fact, self.valid_at, known_at=self.known_at):
+            return False
+        return self.statuses is None or self.status_of(fact).value in self.statuses
+
+
+@dataclass(frozen=True)
 class Ranked:
-    """A fact in the final order, with its score and what made it."""
+    """A fact in the final order, with its score, what made it, and its status (then, for a
+    ``Lookback``)."""
 
     candidate: Candidate
     fact: Fact
     score: float
     detail: dict[str, Any]
+    status: FactStatus
 
     @property
     def reasons(self) -> dict[str, Any]:
@@ -43,17 +76,12 @@ class Ranked:
         return {**self.candidate.channels, **self.detail}
 
 
-def pool(candidates: Sequence[Candidate], limit: int, *, as_of: datetime | None) -> list[Candidate]:
+def pool(candidates: Sequence[Candidate], limit: int, *, lookback: Lookback | None) -> list[Candidate]:
     """The head of the fused list that ranking weighs (all of it for a look into the past,
-    where the facts believed then may lie deep in today's order)."""
-    if as_of is not None:
+    where the facts true or held then may lie deep in today's order)."""
+    if lookback is not None:
         return list(candidates)
     return list(candidates[: max(limit * POOL_PER_RESULT, MIN_POOL)])
-
-
-def believed_at(fact: Fact, moment: datetime) -> bool:
-    """Was this fact part of what memory held at ``moment``?"""
-    return fact.created_at <= moment and (fact.valid_until is None or fact.valid_until > moment)
 
 
 def score(
@@ -64,10 +92,11 @@ def score(
     plan: QueryPlan,
     lifecycle: lc.LifecyclePolicy,
     policy: RetrievalPolicy,
+    status: FactStatus | None = None,
 ) -> tuple[float, dict[str, Any]]:
-    """One fact's final score and the terms that made it."""
+    """One fact's final score and the terms that made it (weighed as ``status``, default its own)."""
     rel = lc.relevance(fact, now, lifecycle)
-    status_w = lc.status_weight(fact.status, lifecycle)
+    status_w = lc.status_weight(status or fact.status, lifecycle)
     value = candidate.fused * status_w * math.sqrt(max(rel.value, 0.0))
     detail: dict[str, Any] = {"fused": round(candidate.fused, 6), "relevance": round(rel.value, 4)}
     detail["status_weight"] = status_w
@@ -90,16 +119,21 @@ def rank(
     plan: QueryPlan,
     lifecycle: lc.LifecyclePolicy,
     policy: RetrievalPolicy,
-    as_of: datetime | None = None,
+    lookback: Lookback | None = None,
 ) -> list[Ranked]:
-    """The best ``limit`` candidates whose facts are given (and, with ``as_of``, were believed
-    then), best first; ties go to the smaller id so the order is stable."""
+    """The best ``limit`` candidates whose facts are given (and, with a ``lookback``, that it
+    keeps), best first; ties go to the smaller id so the order is stable."""
     ranked = []
     for candidate in candidates:
         fact = facts.get(candidate.id)
-        if fact is None or (as_of is not None and not believed_at(fact, as_of)):
+        if fact is None or (lookback is not None and not lookback.keeps(fact)):
             continue
-        value, detail = score(candidate, fact, now=now, plan=plan, lifecycle=lifecycle, policy=policy)
-        ranked.append(Ranked(candidate, fact, value, detail))
+        status = lookback.status_of(fact) if lookback is not None else fact.status
+        value, detail = score(
+            candidate, fact, now=now, plan=plan, lifecycle=lifecycle, policy=policy, status=status
+        )
+        if status is not fact.status:
+            detail["status_now"] = fact.status.value
+        ranked.append(Ranked(candidate, fact, value, detail, status))
     ranked.sort(key=lambda r: (-r.score, r.candidate.id))
     return ranked[:limit]

@@ -28,7 +28,7 @@ from hippograph.domain.models import ACTIVE_STATUSES, FACT_EDGES, EdgeType, Enti
 from hippograph.retrieval import ranking
 from hippograph.retrieval.fusion import Candidate, fuse
 from hippograph.retrieval.policy import RetrievalPolicy
-from hippograph.retrieval.ranking import Ranked
+from hippograph.retrieval.ranking import Lookback, Ranked
 from hippograph.store.entity_index import EntityIndex
 from hippograph.store.graph import EdgeRow, GraphStore
 from hippograph.store.vectors import Filter, Hit, VectorStore, fact_row
@@ -98,11 +98,11 @@ class Retriever:
         plan: QueryPlan,
         *,
         now: datetime,
-        as_of: datetime | None = None,
+        lookback: Lookback | None = None,
     ) -> tuple[list[Ranked], list[str]]:
         """The ``limit`` best facts for a query, ranked, and notes for the caller."""
         candidates, notes = self.retrieve(query, vector, where, limit, plan)
-        pooled = ranking.pool(candidates, limit, as_of=as_of)
+        pooled = ranking.pool(candidates, limit, lookback=lookback)
         facts = self._graph.get_facts([c.id for c in pooled])
         ranked = ranking.rank(
             pooled,
@@ -112,7 +112,7 @@ class Retriever:
             plan=plan,
             lifecycle=self._lifecycle,
             policy=self.policy,
-            as_of=as_of,
+            lookback=lookback,
         )
         return ranked, notes
 

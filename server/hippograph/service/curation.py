@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from hippograph.domain import lifecycle as lc
 from hippograph.domain import validation as check
 from hippograph.domain.errors import InvalidInput, InvalidTransition, NotFound
@@ -24,15 +22,12 @@ FACT_RELATIONS = {
 class Curator:
     """confirm, forget and link over the shared stores."""
 
-    def __init__(self, stores: Stores, apply_accesses: Callable[[], int]) -> None:
+    def __init__(self, stores: Stores) -> None:
         self.stores = stores
-        # Recorded accesses are applied first, so a change starts from what memory believes now.
-        self._apply_accesses = apply_accesses
 
     def confirm(self, fact_id: str) -> FactOut:
         """Pin a fact the user confirmed: status confirmed, confidence 1, never decays."""
         with self.stores.write_lock:
-            self._apply_accesses()
             fact = self.stores.fact(fact_id)
             current = self.stores.current_version(fact) if fact.status is FactStatus.SUPERSEDED else None
             confirmed = lc.confirm(fact, self.stores.clock(), current_id=current)
@@ -45,7 +40,6 @@ class Curator:
         """Retract a fact: gone from results, kept as history with the reason."""
         why = check.optional_text(reason, "reason", max_bytes=500) or "forgotten on request"
         with self.stores.write_lock:
-            self._apply_accesses()
             fact = self.stores.fact(fact_id)
             retracted = lc.retract(fact, self.stores.clock(), why)
             if retracted != fact:

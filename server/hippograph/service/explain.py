@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from datetime import datetime
 
+from hippograph.domain import bitemporal
 from hippograph.domain import lifecycle as lc
 from hippograph.domain.models import EdgeOut, EdgeType, EntityLink, ExplainOut, LinkedFact, RelevanceOut
 from hippograph.service.shaping import fact_out, iso
@@ -14,13 +14,11 @@ from hippograph.service.stores import Stores
 class Explainer:
     """explain over the shared stores."""
 
-    def __init__(self, stores: Stores, apply_accesses: Callable[[], int]) -> None:
+    def __init__(self, stores: Stores) -> None:
         self.stores = stores
-        self._apply_accesses = apply_accesses  # accesses count in what explain reports
 
     def explain(self, fact_id: str) -> ExplainOut:
         """Provenance, chains both ways, contradictions, entities, edges and relevance of one fact."""
-        self._apply_accesses()
         fact = self.stores.fact(fact_id)
         now = self.stores.clock()
         older = self.stores.graph.chain(fact.id, EdgeType.SUPERSEDES, newer=False)
@@ -48,12 +46,12 @@ class Explainer:
             access_count=fact.access_count,
             last_accessed=iso(fact.last_accessed),
             valid_from=iso(fact.valid_from) or "",
+            believed_until=iso(bitemporal.believed_until(fact)),
             relevance=RelevanceOut(
                 value=round(rel.value, 6),
                 confidence=rel.confidence,
                 source_weight=rel.source_weight,
                 decay=round(rel.decay, 6),
-                usage_boost=round(rel.usage_boost, 6),
                 status_weight=lc.status_weight(fact.status, self.stores.policy),
             ),
             supersedes=[linked(fid, hops) for fid, hops in older if fid in related],

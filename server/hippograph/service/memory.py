@@ -7,8 +7,9 @@ each operation ``api.MemoryAPI`` declares by handing it to the part that owns it
     writes.Writer       remember, remember_many, correct
     curation.Curator    confirm, forget, link
     reads.Reader        search, recall
+    usage.Usage         mark_used
     explain.Explainer   explain
-    upkeep.Upkeep       maintain, stats, doctor (+ accesses and reconcile, run by the owner)
+    upkeep.Upkeep       maintain, stats, doctor (+ reconcile, run by the owner)
     transfer            export, import_lines
 
 The parts share one ``stores.Stores``: the stores, the clock, the policies and the write lock.
@@ -35,9 +36,9 @@ from hippograph.service.explain import Explainer
 from hippograph.service.reads import Reader
 from hippograph.service.shaping import Clock, utcnow
 from hippograph.service.stores import SessionTails, Stores, check_writable, lifecycle_policy
-from hippograph.service.upkeep import APPLIED_SEQ, ReconcileReport, Upkeep
+from hippograph.service.upkeep import ReconcileReport, Upkeep
+from hippograph.service.usage import Usage
 from hippograph.service.writes import Writer
-from hippograph.store.access_log import AccessLog
 from hippograph.store.embed import Embedder, FastEmbedder
 from hippograph.store.entity_index import EntityIndex
 from hippograph.store.graph import GraphStore
@@ -71,7 +72,6 @@ class Memory(MemoryAPI):
             vectors=vectors,
             embedder=embedder,
             entities=entities,
-            accesses=AccessLog(settings.data_dir / "access.log", int(graph.get_meta(APPLIED_SEQ) or 0)),
             retriever=Retriever(graph, vectors, entities, policy),
             policy=policy,
             clock=clock,
@@ -80,8 +80,9 @@ class Memory(MemoryAPI):
         self.upkeep = Upkeep(self.stores)
         self.reader = Reader(self.stores)
         self.writer = Writer(self.stores, self.reader.search)
-        self.curator = Curator(self.stores, self.upkeep.apply_accesses)
-        self.explainer = Explainer(self.stores, self.upkeep.apply_accesses)
+        self.curator = Curator(self.stores)
+        self.usage = Usage(self.stores)
+        self.explainer = Explainer(self.stores)
         self._handlers: dict[str, Callable[..., Any]] = {
             "remember": self.writer.remember,
             "remember_many": self.writer.remember_many,
@@ -89,6 +90,7 @@ class Memory(MemoryAPI):
             "confirm": self.curator.confirm,
             "forget": self.curator.forget,
             "link": self.curator.link,
+            "mark_used": self.usage.mark_used,
             "search": self.reader.search,
             "recall": self.reader.recall,
             "explain": self.explainer.explain,
@@ -134,11 +136,6 @@ class Memory(MemoryAPI):
         return self.stores.entities
 
     @property
-    def accesses(self) -> AccessLog:
-        """The shared accesses."""
-        return self.stores.accesses
-
-    @property
     def retriever(self) -> Retriever:
         """The shared retriever."""
         return self.stores.retriever
@@ -174,7 +171,6 @@ class Memory(MemoryAPI):
             model: Embedder = loading.result() if loading is not None else embedder  # type: ignore[assignment]
             vectors = VectorStore(data_dir / "vectors", dim=model.dim, model=model.name)
             memory = cls(settings, graph, vectors, model, clock=clock)
-            memory.apply_accesses()
             if vectors.rebuilt or graph.get_meta(_VECTORS_IN_SYNC) != vectors.versions():
                 report = memory.reconcile()
                 if report.added or report.removed or report.restatused:
@@ -196,10 +192,6 @@ class Memory(MemoryAPI):
 
     # ------------------------------------------------------------ owner-side upkeep
 
-    def apply_accesses(self) -> int:
-        """Apply recorded accesses to the graph (reinforcement, promotion); return how many."""
-        return self.upkeep.apply_accesses()
-
     def reconcile(self) -> ReconcileReport:
         """Make the vector index agree with the graph: re-embed missing rows, drop orphans."""
         return self.upkeep.reconcile()
@@ -213,7 +205,7 @@ class Memory(MemoryAPI):
 
     def _export(self) -> dict[str, Any]:
         buffer = io.StringIO()
-        report = transfer.export(self.stores, self.upkeep, buffer)
+        report = transfer.export(self.stores, buffer)
         return {"jsonl": buffer.getvalue(), "report": dataclasses.asdict(report)}
 
     def _import_lines(self, lines: list[str], format: str, scope: str | None = None) -> dict[str, Any]:
@@ -228,8 +220,7 @@ class Memory(MemoryAPI):
     # ------------------------------------------------------------ lifetime
 
     def start_background(self) -> None:
-        """Apply recorded accesses, and run maintenance, on intervals (for long-lived servers)."""
-        self._spawn("hippograph-accesses", self.settings.access_flush_s, self.apply_accesses)
+        """Run maintenance, and tune the indexes, on intervals (for long-lived servers)."""
         if self.settings.maintenance_interval_s > 0:
             self._spawn("hippograph-maintenance", self.settings.maintenance_interval_s, self.maintain)
         self._spawn("hippograph-index", 60.0, self.tune_indexes, first_run=True)
@@ -262,7 +253,6 @@ class Memory(MemoryAPI):
         self.retriever.close()
         with self.stores.write_lock:
             try:
-                self.apply_accesses()
                 try:
                     self.vectors.close()
                     self.vectors.optimize(closing=True)

@@ -1,8 +1,13 @@
-"""Reads: search and recall: check the question, let retrieval rank, shape the answer."""
+"""Reads: search and recall: check the question, let retrieval rank, shape the answer.
+
+A read changes nothing memory believes: no confidence, status, rank or usage count moves
+because a fact was returned (a client reports what it used with ``mark_used``).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime, timedelta
 
 from hippograph.domain import validation as check
 from hippograph.domain.errors import InvalidInput, NotFound
@@ -15,6 +20,7 @@ from hippograph.domain.models import (
     SearchHit,
     SearchOut,
 )
+from hippograph.retrieval.ranking import Lookback
 from hippograph.service.shaping import fact_out, why
 from hippograph.service.stores import Stores
 from hippograph.store.entity_index import visible_scopes
@@ -22,6 +28,10 @@ from hippograph.store.vectors import Filter
 from hippograph.text.narrative import NarrativeFact, Profile, build_narrative, count_tokens
 from hippograph.text.query_intent import plan
 from hippograph.text.time_phrases import parse_time_bound
+
+# What an as_of look at the world shows by default: what memory holds now, and what it replaced
+# (true in its time); what it was told to forget stays out unless include_history.
+_TRUE_THEN = (*ACTIVE_STATUSES, FactStatus.SUPERSEDED.value)
 
 
 class Reader:
@@ -44,7 +54,7 @@ class Reader:
         before: str | None = None,
         include_history: bool = False,
         as_of: str | None = None,
-        record: bool = True,
+        known_at: str | None = None,
     ) -> SearchOut:
         s = self.stores.settings
         query = check.text(query, "query", max_bytes=s.max_query_chars * 4)
@@ -56,10 +66,20 @@ class Reader:
         count = check.limit(limit, default=10, maximum=s.max_limit)
         now = self.stores.clock()
         scopes = visible_scopes(check.scope(scope))
-        moment = parse_time_bound(as_of, now, end=True) if as_of else None
-        statuses = self._statuses(status, history=include_history or moment is not None)
+        asked = self._statuses(status)
+        lookback = None
+        if as_of or known_at:
+            lookback = Lookback(
+                valid_at=_moment(as_of, now, "as_of"),
+                known_at=_moment(known_at, now, "known_at"),
+                statuses=frozenset(asked) if asked else None,
+            )
+            # Statuses were different then: ranking filters on the status each fact had.
+            shown = None if asked or include_history or known_at else _TRUE_THEN
+        else:
+            shown = asked or (None if include_history else ACTIVE_STATUSES)
         where = Filter(
-            statuses=statuses,
+            statuses=shown,
             scopes=scopes,
             kinds=self._kinds(kind),
             tags_any=list(check.tags(tags, max_count=s.max_tags_per_call)) or None,
@@ -72,19 +92,18 @@ class Reader:
         query_plan = plan(query, now)
         vector = self.stores.embedder.embed([query])[0]
         ranked, notes = self.stores.retriever.search(
-            query, vector, where, count, query_plan, now=now, as_of=moment
+            query, vector, where, count, query_plan, now=now, lookback=lookback
         )
         names = self.stores.graph.read.entity_names_for([r.fact.id for r in ranked])
         results = [
             SearchHit(
-                **fact_out(r.fact, names.get(r.fact.id, [])).model_dump(),
+                **fact_out(r.fact, names.get(r.fact.id, [])).model_dump(exclude={"status"}),
+                status=r.status.value,
                 score=round(r.score, 6),
                 reasons=r.reasons,
             )
             for r in ranked
         ]
-        if record and results:
-            self.stores.accesses.append([r.id for r in results], now)
         return SearchOut(query=query, results=results, notes=notes)
 
     def recall(
@@ -129,9 +148,9 @@ class Reader:
             notes=found.notes,
         )
 
-    def _statuses(self, status: str | Sequence[str] | None, *, history: bool) -> tuple[str, ...] | None:
+    def _statuses(self, status: str | Sequence[str] | None) -> tuple[str, ...] | None:
         if status is None or status == [] or status == "":
-            return None if history else ACTIVE_STATUSES
+            return None
         values = [status] if isinstance(status, str) else list(status)
         return tuple(check.choice(v, FactStatus, "status", FactStatus.STAGED).value for v in values)
 
@@ -153,3 +172,15 @@ class Reader:
         if found is None:
             raise NotFound(f"no entity is called {entity!r} in this scope: search without the entity filter")
         return [found.id]
+
+
+def _moment(value: str | None, now: datetime, name: str) -> datetime | None:
+    """The instant a look into the past is at: a time as given, a day or period at its end."""
+    if not value:
+        return None
+    try:
+        start = parse_time_bound(value, now, end=False)
+        end = parse_time_bound(value, now, end=True)
+    except InvalidInput as err:
+        raise InvalidInput(f"{name}: {err}") from None
+    return end if start == end else end - timedelta(microseconds=1)

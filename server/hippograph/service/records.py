@@ -156,8 +156,10 @@ def _scope(value: Any, field: str) -> str:
         raise Bad(str(err)) from None
 
 
-def _enum(enum: type[StrEnum]) -> Callable[[Any, str], StrEnum]:
-    def convert(value: Any, field: str) -> StrEnum:
+def _enum(enum: type[StrEnum], *, optional: bool = False) -> Callable[[Any, str], StrEnum | None]:
+    def convert(value: Any, field: str) -> StrEnum | None:
+        if optional and value is None:
+            return None
         try:
             return enum(value)
         except ValueError:
@@ -202,6 +204,9 @@ _FACT_SPEC: dict[str, Convert] = {
         ("subject", "predicate", "object", "session_id", "evidence", "status_reason"), _optional_text
     ),
     "tags": _strings,
+    # Since schema v2; an older export's history falls back to valid_until (lifecycle.believed_until).
+    "believed_until": _time,
+    "prior_status": _enum(FactStatus, optional=True),
 }
 _ENTITY_SPEC: dict[str, Convert] = {
     "id": _id("e"),

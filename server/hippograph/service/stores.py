@@ -15,7 +15,6 @@ from hippograph.domain.errors import DataDirNotWritable, NotFound
 from hippograph.domain.models import EdgeType, Fact
 from hippograph.retrieval.retriever import Retriever
 from hippograph.service.shaping import Clock
-from hippograph.store.access_log import AccessLog
 from hippograph.store.embed import Embedder
 from hippograph.store.entity_index import EntityIndex
 from hippograph.store.graph import GraphStore
@@ -45,7 +44,7 @@ def lifecycle_policy(settings: Settings) -> lc.LifecyclePolicy:
     return lc.LifecyclePolicy(
         promotion_accesses=settings.promotion_accesses,
         grace_days=settings.grace_days,
-        retract_below=settings.retract_below,
+        dormant_below=settings.dormant_below,
     )
 
 
@@ -100,7 +99,6 @@ class Stores:
     vectors: VectorStore
     embedder: Embedder
     entities: EntityIndex
-    accesses: AccessLog
     retriever: Retriever
     policy: lc.LifecyclePolicy
     clock: Clock

@@ -75,9 +75,8 @@ class ImportReport:
 # ================================================================== export
 
 
-def export(stores: Stores, upkeep: Upkeep, out: TextIO) -> ExportReport:
+def export(stores: Stores, out: TextIO) -> ExportReport:
     """Write the whole store to ``out`` as JSON Lines, in an order that depends only on its content."""
-    upkeep.apply_accesses()  # recorded reads count: export what memory believes now
     with stores.write_lock:  # one snapshot: no edge to a fact written halfway through
         never = datetime.min.replace(tzinfo=UTC)
         entities = sorted(stores.graph.all_entities(), key=lambda e: (e.first_seen or never, e.id))

@@ -1,4 +1,4 @@
-"""Upkeep: recorded accesses, lifecycle maintenance, and keeping the vector index true to the graph."""
+"""Upkeep: lifecycle maintenance, and keeping the vector index true to the graph."""
 
 from __future__ import annotations
 
@@ -7,12 +7,11 @@ from datetime import datetime
 from typing import Any
 
 from hippograph.domain import lifecycle as lc
-from hippograph.domain.models import EdgeType, Fact, FactKind, FactStatus, MaintenanceOut
+from hippograph.domain.models import EdgeType, Fact, FactKind, MaintenanceChange, MaintenanceOut
 from hippograph.service.shaping import entity_row, entity_text, index_text, iso
 from hippograph.service.stores import Stores
 from hippograph.store.vectors import fact_row
 
-APPLIED_SEQ = "access_applied_seq"
 LAST_MAINTENANCE = "last_maintenance"
 
 
@@ -24,64 +23,63 @@ class ReconcileReport:
 
 
 class Upkeep:
-    """What keeps memory current and consistent: accesses, maintenance, reconcile, doctor, stats."""
+    """What keeps memory current and consistent: maintenance, reconcile, doctor, stats."""
 
     def __init__(self, stores: Stores) -> None:
         self.stores = stores
 
-    def apply_accesses(self) -> int:
-        """Apply recorded accesses to the graph (reinforcement, promotion); return how many."""
-        pending = self.stores.accesses.pending()
-        if not pending:
-            return 0
-        with self.stores.write_lock:
-            facts = self.stores.graph.get_facts(sorted({a.fact_id for a in pending}))
-            changed: dict[str, Fact] = {}
-            for access in pending:
-                fact = changed.get(access.fact_id) or facts.get(access.fact_id)
-                if fact is not None:
-                    changed[fact.id] = lc.record_access(fact, access.at, self.stores.policy)
-            last = pending[-1].seq
-            with self.stores.graph.transaction():
-                self.stores.graph.update_fact_states(list(changed.values()))
-                self.stores.graph.set_meta(APPLIED_SEQ, str(last))
-            self.stores.accesses.mark_applied(last)
-            promoted = [f.id for f in changed.values() if f.status != facts[f.id].status]
-            self.stores.vectors.set_status(promoted, FactStatus.CONFIRMED.value)
-        return len(pending)
+    def maintain(self, now: datetime | None = None, dry_run: bool = False) -> MaintenanceOut:
+        """Expiry, dormancy and orphan cleanup over every active fact, judged at ``now`` (default:
+        the clock). Idempotent. ``dry_run`` reports what would change and writes nothing.
 
-    def maintain(self, now: datetime | None = None) -> MaintenanceOut:
-        """Promotion, decay, expiry and orphan cleanup over every active fact. Idempotent."""
+        The time stored as the last maintenance is the clock's, whatever ``now`` pretends.
+        """
         with self.stores.write_lock:
-            self.apply_accesses()
-            now = now or self.stores.clock()
+            at = now or self.stores.clock()
             counts = dict.fromkeys(lc.MaintenanceKind, 0)
-            changed: list[Fact] = []
+            changed: list[tuple[Fact, Fact]] = []
             examined = 0
             for fact in self.stores.graph.active_facts():
                 examined += 1
-                result = lc.maintain(fact, now, self.stores.policy)
+                result = lc.maintain(fact, at, self.stores.policy)
                 counts[result.action] += 1
                 if result.fact is not None:
-                    changed.append(result.fact)
+                    changed.append((fact, result.fact))
             orphans = self.stores.graph.orphan_entities()
-            with self.stores.graph.transaction():
-                self.stores.graph.update_fact_states(changed)
-                self.stores.graph.delete_entities(orphans)
-                self.stores.graph.set_meta(LAST_MAINTENANCE, iso(now) or "")
-            for status in {f.status.value for f in changed}:
-                self.stores.vectors.set_status([f.id for f in changed if f.status.value == status], status)
-            self.stores.vectors.delete("entities", orphans)
-            for eid in orphans:
-                self.stores.entities.remove(eid)
+            if not dry_run:
+                self._write(changed, orphans)
+        changed.sort(key=lambda pair: (pair[0].created_at, pair[0].id))
         return MaintenanceOut(
-            now=iso(now) or "",
+            now=iso(at) or "",
+            dry_run=dry_run,
             examined=examined,
-            promoted=counts[lc.MaintenanceKind.PROMOTE],
             expired=counts[lc.MaintenanceKind.EXPIRE],
-            retracted_decayed=counts[lc.MaintenanceKind.RETRACT_DECAYED],
+            dormant=counts[lc.MaintenanceKind.DORMANT],
+            revived=counts[lc.MaintenanceKind.REVIVE],
             orphan_entities_removed=len(orphans),
+            changes=[
+                MaintenanceChange(
+                    id=old.id,
+                    content=old.content,
+                    status=old.status.value,
+                    becomes=new.status.value,
+                    reason=new.status_reason or "",
+                )
+                for old, new in changed
+            ],
         )
+
+    def _write(self, changed: list[tuple[Fact, Fact]], orphans: list[str]) -> None:
+        facts = [new for _, new in changed]
+        with self.stores.graph.transaction():
+            self.stores.graph.update_fact_states(facts)
+            self.stores.graph.delete_entities(orphans)
+            self.stores.graph.set_meta(LAST_MAINTENANCE, iso(self.stores.clock()) or "")
+        for status in {f.status.value for f in facts}:
+            self.stores.vectors.set_status([f.id for f in facts if f.status.value == status], status)
+        self.stores.vectors.delete("entities", orphans)
+        for eid in orphans:
+            self.stores.entities.remove(eid)
 
     def reconcile(self) -> ReconcileReport:
         """Make the vector index agree with the graph: re-embed missing rows, drop orphans."""
@@ -138,7 +136,6 @@ class Upkeep:
 
     def doctor(self) -> dict[str, Any]:
         """Check the stores agree and repair what does not; report what was done."""
-        self.apply_accesses()
         mirror_problems = self.stores.graph.check_mirror(repair=True)  # reconcile reads the mirror
         report = self.reconcile()
         return {

@@ -207,7 +207,11 @@ class Writer:
             if current is None:
                 raise NotFound(f"fact {corrects.id} no longer exists")
             newest = self.stores.current_version(current) if current.status is FactStatus.SUPERSEDED else None
-            superseded.append(lc.supersede(current, now, f"corrected by {fact.id}", current_id=newest))
+            superseded.append(
+                lc.supersede(
+                    current, now, f"corrected by {fact.id}", current_id=newest, valid_until=fact.event_time
+                )
+            )
         key = claim_key(fact.subject, fact.predicate, fact.scope)
         if key is not None:
             for old in batch.active_with(key):
@@ -215,7 +219,9 @@ class Writer:
                     continue
                 outcome = lc.resolve_conflict(fact, old, self.stores.policy)
                 if outcome is lc.ConflictOutcome.SUPERSEDE:
-                    superseded.append(lc.supersede(old, now, f"superseded by {fact.id}"))
+                    superseded.append(
+                        lc.supersede(old, now, f"superseded by {fact.id}", valid_until=fact.event_time)
+                    )
                 elif outcome is lc.ConflictOutcome.CONTRADICT:
                     contradicted.append(old)
         subj = next((e for r, e in linked if r == "subject"), None)
@@ -291,7 +297,7 @@ class Writer:
         if fact_id is not None:
             old = self.stores.fact(fact_id)
         else:
-            hits = self._search(query or "", limit=1, scope=scope, record=False).results
+            hits = self._search(query or "", limit=1, scope=scope).results
             if not hits:
                 raise NotFound(f"no active fact matches {query!r}: search first, then correct by fact_id")
             old = self.stores.fact(hits[0].id)

@@ -20,7 +20,7 @@ from hippograph.domain.models import (
 FACT_COLUMNS = (
     "id content kind status confidence source provenance scope created_at valid_from valid_until "
     "event_time last_accessed access_count pinned ttl_policy expires_at subject predicate object tags "
-    "session_id evidence status_reason"
+    "session_id evidence status_reason believed_until prior_status"
 ).split()
 # The lifecycle fields: the only ones a stored fact changes in place.
 FACT_STATE_COLUMNS = (
@@ -32,6 +32,8 @@ FACT_STATE_COLUMNS = (
     "pinned",
     "expires_at",
     "status_reason",
+    "believed_until",
+    "prior_status",
 )
 ENTITY_COLUMNS = "id name name_key type aliases summary mention_count first_seen last_mentioned scope".split()
 
@@ -73,6 +75,8 @@ def fact_params(fact: Fact) -> dict[str, Any]:
         "session_id": fact.session_id,
         "evidence": fact.evidence,
         "status_reason": fact.status_reason,
+        "believed_until": to_db_time(fact.believed_until),
+        "prior_status": fact.prior_status.value if fact.prior_status else None,
     }
 
 
@@ -107,6 +111,8 @@ def fact_from_row(row: Mapping[str, Any]) -> Fact:
         session_id=row["session_id"],
         evidence=row["evidence"],
         status_reason=row["status_reason"],
+        believed_until=from_db_time(row["believed_until"]),
+        prior_status=FactStatus(row["prior_status"]) if row["prior_status"] else None,
     )
 
 
