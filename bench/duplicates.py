@@ -57,8 +57,7 @@ def load(path: Path, embed: Callable[[Sequence[str]], np.ndarray]) -> list[Pair]
     vectors = dict(zip(texts, embed(texts), strict=True))
     stored = {t: v.astype(np.float16).astype(np.float32) for t, v in vectors.items()}
     return [
-        Pair(r["a"], r["b"], r["label"], r["type"], float(vectors[r["b"]] @ stored[r["a"]]))
-        for r in rows
+        Pair(r["a"], r["b"], r["label"], r["type"], float(vectors[r["b"]] @ stored[r["a"]])) for r in rows
     ]
 
 
@@ -126,7 +125,9 @@ def score(pairs: Sequence[Pair], decisions: Sequence[str]) -> Scores:
         same_precision=ratio(sum(p.label == "same" for p in said_same), len(said_same)),
         same_recall=ratio(sum(p.label == "same" for p in said_same), sum(p.label == "same" for p in pairs)),
         flag_precision=ratio(sum(p.label == "conflict" for p in flagged), len(flagged)),
-        flag_recall=ratio(sum(p.label == "conflict" for p in flagged), sum(p.label == "conflict" for p in pairs)),
+        flag_recall=ratio(
+            sum(p.label == "conflict" for p in flagged), sum(p.label == "conflict" for p in pairs)
+        ),
         merged_conflicts=Counter(p.kind for p in said_same if p.label == "conflict"),
         merged_different=sum(p.label == "different" for p in said_same),
         recall_by_kind=dict(sorted(by_kind.items())),
@@ -162,10 +163,11 @@ def cross_validate(pairs: Sequence[Pair], decide: Callable[[Pair, float], str]) 
 
 
 def _row(name: str, s: Scores, threshold: str) -> str:
-    merged = sum(s.merged_conflicts.values())
+    merged = s.merged_conflicts
+    values = merged["value"] + merged["number"] + merged["name"]
     return (
-        f"| {name} | {threshold} | {s.same_precision:.3f} | {s.same_recall:.3f} | {merged} "
-        f"({s.merged_conflicts['negation']} neg., {s.merged_conflicts['value'] + s.merged_conflicts['number'] + s.merged_conflicts['name']} values) "
+        f"| {name} | {threshold} | {s.same_precision:.3f} | {s.same_recall:.3f} | {sum(merged.values())} "
+        f"({merged['negation']} neg., {values} values) "
         f"| {s.merged_different} | {s.flag_precision:.3f} | {s.flag_recall:.3f} |"
     )
 
@@ -200,7 +202,7 @@ def report(dev: Sequence[Pair], test: Sequence[Pair]) -> str:
     lines += [
         "",
         f"Threshold chosen on all of the development set: {rule_all:.2f} (the product's "
-        f"`sameness.MIN_SIMILARITY`: {product:.2f}{'' if abs(product - rule_all) < 1e-9 else ' — differs!'}).",
+        f"`sameness.MIN_SIMILARITY`: {product:.2f}{'' if abs(product - rule_all) < 1e-9 else ', differs!'}).",
         "Cosine alone cannot flag conflicts (its flag columns are empty by construction).",
         "",
         "Recall of `same` pairs by kind (merged / all), held out:",
@@ -218,7 +220,9 @@ def report(dev: Sequence[Pair], test: Sequence[Pair]) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.duplicates", description=__doc__.split("\n")[0])
-    parser.add_argument("--models-dir", type=Path, default=Path(tempfile.gettempdir()) / "hippograph-bench" / "models")
+    parser.add_argument(
+        "--models-dir", type=Path, default=Path(tempfile.gettempdir()) / "hippograph-bench" / "models"
+    )
     parser.add_argument("--out", type=Path, default=HERE / "results" / "duplicates.md")
     args = parser.parse_args(argv)
     args.models_dir.mkdir(parents=True, exist_ok=True)

@@ -5,9 +5,10 @@ correct, confirm, forget, the maintenance pass, import) goes through these funct
 They take values and return new values: no I/O, no clock reads (``now`` is a parameter,
 UTC-aware), no randomness, so each rule is tested with literal inputs.
 
-    staged --(promotion_accesses accesses | confirm)--> confirmed (confirm also pins)
+    staged --(promotion_accesses accesses | confirm | stated again)--> confirmed (confirm also pins)
     staged/confirmed --(correct | confident conflicting fact)--> superseded
     any but retracted --(forget | decayed below threshold | ephemeral expiry)--> retracted
+    any --(forget with purge)--> purged: a tombstone, its text erased
 
 Superseded and retracted facts are history: they are never revived, only read.
 """
@@ -47,6 +48,7 @@ _STATUS_WEIGHTS = {
     FactStatus.STAGED: 0.8,
     FactStatus.SUPERSEDED: 0.3,
     FactStatus.RETRACTED: 0.0,
+    FactStatus.PURGED: 0.0,
 }
 _MULTI_VALUED = frozenset(
     {
@@ -206,8 +208,10 @@ def decay_factor(fact: Fact, now: datetime, policy: LifecyclePolicy = DEFAULT_PO
         return 0.0
     if fact.pinned or fact.ttl_policy is TtlPolicy.KEEP_FOREVER:
         return 1.0
-    # Counting from the last use, not from creation, keeps facts someone still needs fresh.
-    last_used = max(fact.created_at, fact.last_accessed or fact.created_at)
+    # Counting from the last use or statement, not from creation, keeps facts someone still needs fresh.
+    last_used = max(
+        fact.created_at, fact.last_accessed or fact.created_at, fact.last_stated or fact.created_at
+    )
     idle_days = (now - last_used).total_seconds() / _SECONDS_PER_DAY - policy.grace_days
     if idle_days <= 0:
         return 1.0
@@ -273,7 +277,7 @@ def confirm(fact: Fact, now: datetime, *, current_id: str | None = None) -> Fact
             f"fact {fact.id} was superseded by a newer fact{newer}; confirm that one instead "
             "(explain shows the supersedes chain)"
         )
-    if fact.status is FactStatus.RETRACTED:
+    if fact.status in (FactStatus.RETRACTED, FactStatus.PURGED):
         raise InvalidTransition(
             f"fact {fact.id} was forgotten ({fact.status_reason or 'retracted'}); to restore it, "
             "remember it again and confirm the new fact"
@@ -287,7 +291,7 @@ def confirm(fact: Fact, now: datetime, *, current_id: str | None = None) -> Fact
 
 def check_correctable(fact: Fact, current_id: str | None = None) -> None:
     """Raise InvalidTransition unless ``fact`` is active and so may be corrected or superseded."""
-    if fact.status is FactStatus.RETRACTED:
+    if fact.status in (FactStatus.RETRACTED, FactStatus.PURGED):
         raise InvalidTransition(
             f"fact {fact.id} was forgotten ({fact.status_reason or 'retracted'}); remember the right "
             "statement as a new fact instead of correcting it"
@@ -315,10 +319,59 @@ def retract(fact: Fact, now: datetime, reason: str) -> Fact:
 
     A superseded fact keeps the ``valid_until`` its successor gave it.
     """
-    if fact.status is FactStatus.RETRACTED:
+    if fact.status in (FactStatus.RETRACTED, FactStatus.PURGED):
         return fact
     return replace(
         fact, status=FactStatus.RETRACTED, valid_until=fact.valid_until or now, status_reason=reason
+    )
+
+
+def corroborate(fact: Fact, statement: Fact, now: datetime, policy: LifecyclePolicy = DEFAULT_POLICY) -> Fact:
+    """``statement`` says again what the active ``fact`` says: strengthen ``fact`` instead of copying it.
+
+    Independent statements combine like independent evidence: confidence 1 - (1-c)(1-c')
+    (0.8 twice: 0.96). The fact is confirmed (not pinned: only the user pins), counts one more
+    statement, keeps every source that stated it and weighs as the strongest of them, takes the
+    latest evidence, and its decay restarts from ``now``. Its content, id and claim do not change.
+    """
+    sources = tuple(dict.fromkeys((*(fact.sources or (fact.source,)), statement.source)))
+    strongest = max(sources, key=lambda s: (policy.source_weights.get(s, 1.0), s is statement.source))
+    by_user = (Provenance.USER_STATED, Provenance.USER_CORRECTED)
+    user = fact.provenance
+    if statement.provenance is Provenance.USER_STATED and fact.provenance not in by_user:
+        user = Provenance.USER_STATED
+    confirmed = fact.status is FactStatus.STAGED
+    return replace(
+        fact,
+        status=FactStatus.CONFIRMED if confirmed else fact.status,
+        status_reason=f"stated {fact.corroborations + 1} times" if confirmed else fact.status_reason,
+        confidence=1.0 - (1.0 - fact.confidence) * (1.0 - statement.confidence),
+        corroborations=fact.corroborations + 1,
+        sources=sources,
+        source=strongest,
+        provenance=user,
+        evidence=statement.evidence or fact.evidence,
+        last_stated=max(now, fact.last_stated) if fact.last_stated else now,
+    )
+
+
+def purge(fact: Fact, now: datetime) -> Fact:
+    """Forget and erase: a tombstone with the fact's id, times and status history but none of its
+    text (content, evidence, claim, tags, reason). Idempotent."""
+    if fact.status is FactStatus.PURGED:
+        return fact
+    return replace(
+        fact,
+        status=FactStatus.PURGED,
+        status_reason="purged",
+        valid_until=fact.valid_until or now,
+        content="",
+        evidence=None,
+        subject=None,
+        predicate=None,
+        object=None,
+        tags=(),
+        pinned=False,
     )
 
 

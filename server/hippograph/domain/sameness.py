@@ -18,6 +18,7 @@ CONTRADICTS edge. Everything here is a function of texts and values: no I/O, no 
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
@@ -90,9 +91,7 @@ _FUNCTION = frozenset(
 _LIKING = frozenset("like likes love loves prefer prefers enjoy enjoys".split())
 # Intensifiers and hedges that do not change a statement's value.
 _HEDGES = frozenset("really quite actually definitely strongly generally".split())
-_NEGATIONS = frozenset(
-    "not no never none nobody nothing nowhere neither nor without cannot".split()
-)
+_NEGATIONS = frozenset("not no never none nobody nothing nowhere neither nor without cannot".split())
 # Words that make a statement compare two things in order: "tea over coffee" is not "coffee over tea".
 _COMPARATIVES = frozenset("than over instead rather versus vs".split())
 _CLITICS = frozenset("m re ve ll d s".split())
@@ -262,6 +261,15 @@ def same_subject(a: str, b: str) -> bool:
     return bool(x.content and y.content and x.content[0] == y.content[0])
 
 
+def answers(query: str, text: str) -> bool:
+    """Whether ``text`` holds every content word and number of ``query`` (which has some): how
+    ``correct(query=...)`` knows which fact a caller means, or that it cannot tell."""
+    q, t = _read(query), _read(text)
+    if not q.content and not q.numbers:
+        return False
+    return set(q.content) <= set(t.content) and not Counter(q.numbers) - Counter(t.numbers)
+
+
 # ---------------------------------------------------------------- facts
 
 
@@ -278,7 +286,10 @@ def _structural(new: Fact, old: Fact) -> Difference | None:
     if new.event_time and old.event_time and not _same_day(new.event_time, old.event_time):
         return Difference.TIME
     if new.subject and new.predicate and old.subject and old.predicate:
-        if (name_key(new.subject), name_key(new.predicate)) != (name_key(old.subject), name_key(old.predicate)):
+        if (name_key(new.subject), name_key(new.predicate)) != (
+            name_key(old.subject),
+            name_key(old.predicate),
+        ):
             return Difference.STRUCTURE
         if _value_key(new.object) != _value_key(old.object):
             return Difference.STRUCTURE

@@ -8,6 +8,8 @@ from hippograph.domain import validation as check
 from hippograph.domain.errors import InvalidInput, NotFound
 from hippograph.domain.models import (
     ACTIVE_STATUSES,
+    HISTORY_STATUSES,
+    EdgeType,
     Entity,
     FactKind,
     FactStatus,
@@ -75,9 +77,11 @@ class Reader:
             query, vector, where, count, query_plan, now=now, as_of=moment
         )
         names = self.stores.graph.read.entity_names_for([r.fact.id for r in ranked])
+        contested = self._contested([r.fact.id for r in ranked])
         results = [
             SearchHit(
                 **fact_out(r.fact, names.get(r.fact.id, [])).model_dump(),
+                contested_by=contested.get(r.fact.id, []),
                 score=round(r.score, 6),
                 reasons=r.reasons,
             )
@@ -129,9 +133,23 @@ class Reader:
             notes=found.notes,
         )
 
+    def _contested(self, fact_ids: Sequence[str]) -> dict[str, list[str]]:
+        """For each fact, the active facts a CONTRADICTS edge joins it to (either way)."""
+        read = self.stores.graph.read
+        edges = read.fact_edges(fact_ids, [EdgeType.CONTRADICTS])
+        others = {end for edge in edges for end in (edge.src, edge.dst)}
+        active = {fid for fid, status in read.statuses(others).items() if status in ACTIVE_STATUSES}
+        wanted = set(fact_ids)
+        found: dict[str, set[str]] = {}
+        for edge in edges:
+            for here, there in ((edge.src, edge.dst), (edge.dst, edge.src)):
+                if here in wanted and there in active:
+                    found.setdefault(here, set()).add(there)
+        return {fid: sorted(ids) for fid, ids in found.items()}
+
     def _statuses(self, status: str | Sequence[str] | None, *, history: bool) -> tuple[str, ...] | None:
         if status is None or status == [] or status == "":
-            return None if history else ACTIVE_STATUSES
+            return HISTORY_STATUSES if history else ACTIVE_STATUSES
         values = [status] if isinstance(status, str) else list(status)
         return tuple(check.choice(v, FactStatus, "status", FactStatus.STAGED).value for v in values)
 

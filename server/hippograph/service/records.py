@@ -202,6 +202,9 @@ _FACT_SPEC: dict[str, Convert] = {
         ("subject", "predicate", "object", "session_id", "evidence", "status_reason"), _optional_text
     ),
     "tags": _strings,
+    "corroborations": lambda value, field: max(1, _count(value, field)),
+    "sources": lambda value, field: tuple(_enum(Source)(v, field) for v in _strings(value, field)),
+    "last_stated": _time,
 }
 _ENTITY_SPEC: dict[str, Convert] = {
     "id": _id("e"),

@@ -67,6 +67,13 @@ class AccessLog:
         with self._lock:
             return list(self._pending)
 
+    def drop(self, fact_ids: Iterable[str]) -> None:
+        """Forget every pending access to these facts (a purge)."""
+        gone = set(fact_ids)
+        with self._lock:
+            self._pending = [a for a in self._pending if a.fact_id not in gone]
+            self._rewrite(self._pending)
+
     def mark_applied(self, upto_seq: int) -> None:
         """Forget lines up to ``upto_seq`` (already committed to the graph)."""
         with self._lock:

@@ -20,9 +20,10 @@ from hippograph.domain.models import (
 FACT_COLUMNS = (
     "id content kind status confidence source provenance scope created_at valid_from valid_until "
     "event_time last_accessed access_count pinned ttl_policy expires_at subject predicate object tags "
-    "session_id evidence status_reason"
+    "session_id evidence status_reason corroborations sources last_stated"
 ).split()
-# The lifecycle fields: the only ones a stored fact changes in place.
+# The lifecycle fields: the only ones a stored fact changes in place (a purge also erases the
+# text: store/graph.py ``purge_facts``).
 FACT_STATE_COLUMNS = (
     "status",
     "confidence",
@@ -32,6 +33,12 @@ FACT_STATE_COLUMNS = (
     "pinned",
     "expires_at",
     "status_reason",
+    "source",
+    "provenance",
+    "evidence",
+    "corroborations",
+    "sources",
+    "last_stated",
 )
 ENTITY_COLUMNS = "id name name_key type aliases summary mention_count first_seen last_mentioned scope".split()
 
@@ -73,6 +80,9 @@ def fact_params(fact: Fact) -> dict[str, Any]:
         "session_id": fact.session_id,
         "evidence": fact.evidence,
         "status_reason": fact.status_reason,
+        "corroborations": int(fact.corroborations),
+        "sources": [source.value for source in fact.sources],
+        "last_stated": to_db_time(fact.last_stated),
     }
 
 
@@ -107,6 +117,9 @@ def fact_from_row(row: Mapping[str, Any]) -> Fact:
         session_id=row["session_id"],
         evidence=row["evidence"],
         status_reason=row["status_reason"],
+        corroborations=int(row.get("corroborations") or 1),
+        sources=tuple(Source(s) for s in row.get("sources") or ()),
+        last_stated=from_db_time(row.get("last_stated")),
     )
 
 
