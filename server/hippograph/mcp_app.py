@@ -38,6 +38,8 @@ hippograph is your long-term memory about the user and their work, kept across c
 - Do not store secrets (keys, tokens, passwords): they are refused.
 - Each result carries a fact id; use it to correct, confirm, explain or forget that fact instead of
   storing a duplicate.
+- remember's reply lists close stored facts (`similar`): one marked `conflict` may need correct.
+  forget with purge=true erases a fact when the user asks you to delete it.
 """
 
 DEFAULT_CONTEXT_QUERY = "the user: who they are, their preferences, projects and recent decisions"
