@@ -115,6 +115,8 @@ class Curator:
                     allowed = ", ".join(FACT_RELATIONS)
                     raise InvalidInput(f"relation {relation!r} cannot join two facts: use one of {allowed}")
                 a, b = self.stores.fact(src), self.stores.fact(dst)
+                for erased in (f for f in (a, b) if f.status is FactStatus.PURGED):
+                    raise InvalidTransition(f"fact {erased.id} was purged: there is nothing left to link")
                 if self.stores.graph.has_edge(edge, a.id, b.id):
                     return LinkOut(from_id=src, to_id=dst, relation=rel, edge_type=edge, weight=w)
                 if edge == EdgeType.SUPERSEDES:
