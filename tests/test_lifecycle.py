@@ -257,7 +257,7 @@ def test_history_cannot_be_used_or_restated(status: FactStatus) -> None:
     with pytest.raises(InvalidTransition, match="f_old was"):
         lc.mark_used(fact(status=status), NOW)
     with pytest.raises(InvalidTransition, match="f_old was"):
-        lc.corroborate(fact(status=status), NOW)
+        lc.corroborate(fact(status=status), fact(), NOW)
 
 
 def test_using_a_superseded_fact_names_the_newer_one() -> None:
@@ -267,22 +267,17 @@ def test_using_a_superseded_fact_names_the_newer_one() -> None:
 
 @pytest.mark.parametrize("status", [FactStatus.STAGED, FactStatus.DORMANT])
 def test_a_fact_stated_again_is_confirmed_and_fresh(status: FactStatus) -> None:
-    again = lc.corroborate(fact(status=status, confidence=0.6), NOW + 300 * DAY, confidence=0.9)
-    assert (again.status, again.confidence, again.last_accessed, again.access_count) == (
-        FactStatus.CONFIRMED,
-        0.9,
-        NOW + 300 * DAY,
-        0,
-    )
-    assert again.status_reason == "confirmed: stated again"
+    again = lc.corroborate(fact(status=status, confidence=0.6), fact(confidence=0.9), NOW + 300 * DAY)
+    assert (again.status, again.last_stated, again.access_count) == (FactStatus.CONFIRMED, NOW + 300 * DAY, 0)
+    assert again.confidence == pytest.approx(0.96)
+    assert again.status_reason == "stated 2 times"
     assert lc.decay_factor(again, NOW + 300 * DAY) == 1.0
 
 
 def test_a_restatement_never_lowers_confidence_nor_unpins() -> None:
     pinned = lc.confirm(fact(), NOW)
-    again = lc.corroborate(pinned, NOW + DAY, confidence=0.3)
+    again = lc.corroborate(pinned, fact(confidence=0.3), NOW + DAY)
     assert (again.confidence, again.pinned, again.status_reason) == (1.0, True, "confirmed by user")
-    assert lc.corroborate(fact(confidence=0.7), NOW, confidence=float("nan")).confidence == 0.7
 
 
 # ---------------------------------------------------------------- confirm, supersede, retract, correct

@@ -60,6 +60,17 @@ BATCH: list[dict[str, Any]] = [
         "source": "user_edit",
     },
     {"content": "Retro: the flaky test is fixed", "kind": "episode", "session_id": "retro"},
+    # Restatements: of a fact the batch superseded (no longer believed: stored anew), and two of
+    # one the batch stores (the second with a session: a restatement is no turn of it).
+    {"content": "Carol lives in Rome", "evidence": "said again"},
+    {"content": "Dana keeps her notes in Obsidian", "tags": ["tools"]},
+    {"content": "Dana keeps her notes in Obsidian.", "tags": ["tools"]},
+    {"content": "Dana keeps her notes in Obsidian", "session_id": "s1", "source": "user_edit"},
+    {"content": "Standup: the build is green again", "kind": "episode", "session_id": "s1"},
+    # A changed value (shown, not linked) and an exact denial (linked). (No two texts tie on
+    # BM25 for a question: LanceDB orders ties by where rows lie, which differs between the two.)
+    {"content": "Dana keeps her notes in Notion"},
+    {"content": "Dana does not keep her notes in Obsidian"},
     # The same subject in other letters ("ß" casefolds to "ss", lower() keeps it): superseded.
     {
         "content": "Jörg Weiß lives in Graz",
@@ -158,8 +169,22 @@ def test_remember_many_stores_what_remember_in_turn_would(
         e.name: e.created for e in by_content["Alice presented Project Apollo to Bob"].linked_entities
     }
     assert mentioned == {"Alice": False, "Project Apollo": False, "Bob": False}
+    notes = by_content["Dana keeps her notes in Obsidian"]
+    assert [o.corroborated for o in outs_bulk if o.id == notes.id] == [False, True, True]
+    assert [o.corroborations for o in outs_bulk if o.id == notes.id] == [1, 2, 3]
+    carol = by_content["Carol lives in Rome"]
+    assert not carol.corroborated and carol.status == "staged"
+    assert [(s.content, s.conflict) for s in carol.similar] == [("Carol lives in Oslo", "name")]
+    assert [(s.id, s.conflict) for s in by_content["Dana keeps her notes in Notion"].similar][:1] == [
+        (notes.id, "name")
+    ]
+    assert by_content["Dana does not keep her notes in Obsidian"].contradicts == [notes.id]
     next_edges = [line for line in expected["graph"] if '"edge": "NEXT"' in line]
-    assert len(next_edges) == 3
+    assert len(next_edges) == 4
+    assert any(
+        "<Standup: release moved to Thursday>" in line and "<Standup: the build is green again>" in line
+        for line in next_edges
+    )
     assert any(
         "<Retro: the build is flaky>" in line and "<Retro: the flaky test is fixed>" in line
         for line in next_edges

@@ -129,7 +129,8 @@ def test_export_is_deterministic_and_records_every_fact_field(memory: Memory) ->
         "type", "id", "content", "kind", "status", "confidence", "source", "provenance", "scope",
         "created_at", "valid_from", "valid_until", "event_time", "last_accessed", "access_count",
         "pinned", "ttl_policy", "expires_at", "subject", "predicate", "object", "tags", "session_id",
-        "evidence", "status_reason", "believed_until", "prior_status",
+        "evidence", "status_reason", "believed_until", "prior_status", "corroborations", "sources",
+        "last_stated",
     }  # fmt: skip
     edge_types = {json.loads(line).get("edge") for line in first.splitlines()}
     assert {"SUPERSEDES", "CAUSES", "NEXT", "ABOUT", "RELATES", "HAS_TAG"} <= edge_types

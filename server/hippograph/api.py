@@ -29,11 +29,11 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError,
 
 from hippograph.domain.errors import InvalidInput
 from hippograph.domain.models import (
+    HISTORY_STATUSES,
     CorrectOut,
     ExplainOut,
     FactKind,
     FactOut,
-    FactStatus,
     LinkOut,
     MaintenanceOut,
     RecallOut,
@@ -60,7 +60,7 @@ if TYPE_CHECKING:
 else:
     KindName = _names(FactKind)
     SourceName = _names(Source)
-    StatusName = _names(FactStatus)
+    StatusName = Literal[HISTORY_STATUSES]  # a purged fact has nothing to show
     TtlName = _names(TtlPolicy)
 
 
@@ -232,7 +232,12 @@ class MemoryAPI:
         """Store one durable fact, preference, decision or procedure in long-term memory.
 
         Use it when you learn something worth knowing in a later conversation. Known entities
-        named in the content are linked automatically. Example:
+        named in the content are linked automatically. Stating a stored fact again (same words,
+        or reworded) strengthens it instead of copying it: the reply has its id and
+        corroborated=true. The reply lists the closest stored facts in `similar`; one with
+        `conflict` likely says something else about the same thing. Then: if the new statement
+        replaces it, correct(fact_id=<its id>, content=...) (and forget this one); if it restates
+        it in other words, forget this one; if both hold, keep both. Example:
         remember(content="Alice moved to Berlin in May 2024", subject="Alice", predicate="lives_in",
                  object="Berlin", entities=["Alice", "Berlin"], event_time="2024-05-01")
         """
@@ -311,7 +316,8 @@ class MemoryAPI:
             str | None, Field(description="Id of the wrong fact (from search results).")
         ] = None,
         query: Annotated[
-            str | None, Field(description="Or: words that find the wrong fact (its best match is corrected).")
+            str | None,
+            Field(description="Or: words only the wrong fact holds; else the error lists candidates."),
         ] = None,
         kind: Annotated[
             KindName | None, Field(description="Kind of the new fact (default: the old one's).")
@@ -367,10 +373,14 @@ class MemoryAPI:
         self,
         fact_id: Annotated[str, Field(description="Id of the fact to forget.")],
         reason: Annotated[str | None, Field(description="Why, e.g. 'user asked', 'no longer true'.")] = None,
+        purge: Annotated[
+            bool, Field(description="Erase its text everywhere, for good (when the user says 'delete').")
+        ] = False,
     ) -> FactOut:
         """Retract a fact: it no longer appears in search or recall, but stays in history
-        (search with include_history=true, explain). Example:
-        forget(fact_id="f_0123456789abcdef", reason="user asked to forget it")
+        (search with include_history=true, explain). With purge=true its text is erased from
+        every file of memory and cannot be recovered; only an empty tombstone keeps its place in
+        chains. Example: forget(fact_id="f_0123456789abcdef", reason="user asked to forget it")
         """
 
     @operation(title="Explain a fact", read_only=True, idempotent=True)

@@ -56,6 +56,16 @@ def _parser() -> argparse.ArgumentParser:
     maintain.add_argument("--dry-run", action="store_true", help="print what would change; write nothing")
     maintain.add_argument("--json", action="store_true", help="print JSON")
 
+    forget = sub.add_parser(
+        "forget", parents=[common], help="forget a fact (--purge: erase its text for good)"
+    )
+    forget.add_argument("fact_id")
+    forget.add_argument("--reason", help="why (kept with the retracted fact; not with --purge)")
+    forget.add_argument(
+        "--purge", action="store_true", help="erase the fact's text from every file of the data dir"
+    )
+    forget.add_argument("--json", action="store_true", help="print JSON")
+
     export = sub.add_parser("export", parents=[common], help="write all of memory as JSON Lines")
     export.add_argument("--out", type=Path, help="file to write (default: stdout)")
 
@@ -191,6 +201,13 @@ def _run_command(command: str, args: argparse.Namespace, memory: SharedMemory, s
         verb = "would become" if maintained.dry_run else "became"
         for change in maintained.changes:
             print(f"  [{change.id}] {change.status} {verb} {change.becomes}: {change.content[:60]}")
+        return EXIT_OK
+    if command == "forget":
+        forgotten = memory.forget(args.fact_id, reason=args.reason, purge=args.purge)
+        if args.json:
+            print(forgotten.model_dump_json(indent=2))
+        else:
+            print(f"{forgotten.id}: {forgotten.status}" + ("" if args.purge else f" ({forgotten.content})"))
         return EXIT_OK
     if command == "export":
         exported = memory.export()

@@ -39,6 +39,8 @@ hippograph is your long-term memory about the user and their work, kept across c
 - Each result carries a fact id; use it to correct, confirm, explain or forget that fact instead of
   storing a duplicate.
 - Searching changes nothing: after answering, pass the ids of the facts you relied on to mark_used.
+- remember's reply lists close stored facts (`similar`): one marked `conflict` may need correct.
+  forget with purge=true erases a fact when the user asks you to delete it.
 """
 
 DEFAULT_CONTEXT_QUERY = "the user: who they are, their preferences, projects and recent decisions"

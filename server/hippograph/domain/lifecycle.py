@@ -7,7 +7,8 @@ so each rule is tested with literal inputs.
 
 Reads are reads: being returned by search or recall is not evidence and changes nothing.
 Only evidence promotes or revives: ``confirm``, the same fact stated again (``corroborate``)
-and a client's report that it used a fact (``mark_used``).
+and a client's report that it used a fact (``mark_used``). ``forget`` with purge leaves a
+tombstone whose text is erased (status purged).
 
     staged --(promotion_accesses uses | corroborate | confirm)--> confirmed (confirm also pins)
     staged --(unused and unrestated until relevance < dormant_below)--> dormant
@@ -58,6 +59,7 @@ _STATUS_WEIGHTS = {
     FactStatus.DORMANT: 0.6,
     FactStatus.SUPERSEDED: 0.3,
     FactStatus.RETRACTED: 0.0,
+    FactStatus.PURGED: 0.0,
 }
 _MULTI_VALUED = frozenset(
     {
@@ -218,9 +220,11 @@ def decay_factor(fact: Fact, now: datetime, policy: LifecyclePolicy = DEFAULT_PO
         return 0.0
     if fact.pinned or fact.ttl_policy is TtlPolicy.KEEP_FOREVER:
         return 1.0
-    # Counting from the last use, not from creation, keeps facts someone still needs fresh.
-    # Only evidence moves this clock: a search that returns the fact does not.
-    last_used = max(fact.created_at, fact.last_accessed or fact.created_at)
+    # Counting from the last use or statement, not from creation, keeps facts someone still needs
+    # fresh. Only evidence moves this clock: a search that returns the fact does not.
+    last_used = max(
+        fact.created_at, fact.last_accessed or fact.created_at, fact.last_stated or fact.created_at
+    )
     idle_days = (now - last_used).total_seconds() / _SECONDS_PER_DAY - policy.grace_days
     if idle_days <= 0:
         return 1.0
@@ -306,30 +310,6 @@ def mark_used(
     return used
 
 
-def corroborate(
-    fact: Fact,
-    now: datetime,
-    *,
-    confidence: float | None = None,
-    current_id: str | None = None,
-) -> Fact:
-    """The same fact was stated again: it is evidence. A staged or dormant fact is confirmed, the
-    decay clock restarts, and confidence rises to ``confidence`` if that is higher (never falls).
-
-    ``access_count`` (uses) is left alone. Raises InvalidTransition for history, as
-    ``mark_used`` does.
-    """
-    if not fact.status.is_active:
-        raise _history_error(fact, current_id, "restate")
-    raised = fact.confidence
-    if confidence is not None and not math.isnan(confidence):
-        raised = max(raised, min(1.0, confidence))
-    restated = replace(fact, confidence=raised, last_accessed=_later(fact.last_accessed, now))
-    if restated.status is FactStatus.CONFIRMED:
-        return restated
-    return replace(restated, status=FactStatus.CONFIRMED, status_reason="confirmed: stated again")
-
-
 def confirm(fact: Fact, now: datetime, *, current_id: str | None = None) -> Fact:
     """Pin a fact: confirmed, confidence 1, never decays nor expires. Idempotent.
 
@@ -342,7 +322,7 @@ def confirm(fact: Fact, now: datetime, *, current_id: str | None = None) -> Fact
             f"fact {fact.id} was superseded by a newer fact{newer}; confirm that one instead "
             "(explain shows the supersedes chain)"
         )
-    if fact.status is FactStatus.RETRACTED:
+    if fact.status in (FactStatus.RETRACTED, FactStatus.PURGED):
         raise InvalidTransition(
             f"fact {fact.id} was forgotten ({fact.status_reason or 'retracted'}); to restore it, "
             "remember it again and confirm the new fact"
@@ -356,7 +336,7 @@ def confirm(fact: Fact, now: datetime, *, current_id: str | None = None) -> Fact
 
 def check_correctable(fact: Fact, current_id: str | None = None) -> None:
     """Raise InvalidTransition unless ``fact`` is active and so may be corrected or superseded."""
-    if fact.status is FactStatus.RETRACTED:
+    if fact.status in (FactStatus.RETRACTED, FactStatus.PURGED):
         raise InvalidTransition(
             f"fact {fact.id} was forgotten ({fact.status_reason or 'retracted'}); remember the right "
             "statement as a new fact instead of correcting it"
@@ -405,7 +385,7 @@ def retract(fact: Fact, now: datetime, reason: str) -> Fact:
     Memory stops holding it at ``now``; forgetting says nothing of the world, so its valid
     time is left alone. A superseded fact keeps when and as what it was last held.
     """
-    if fact.status is FactStatus.RETRACTED:
+    if fact.status in (FactStatus.RETRACTED, FactStatus.PURGED):
         return fact
     if fact.status is FactStatus.SUPERSEDED:
         return replace(fact, status=FactStatus.RETRACTED, status_reason=reason)
@@ -415,6 +395,66 @@ def retract(fact: Fact, now: datetime, reason: str) -> Fact:
         believed_until=now,
         prior_status=fact.status,
         status_reason=reason,
+    )
+
+
+def corroborate(
+    fact: Fact,
+    statement: Fact,
+    now: datetime,
+    policy: LifecyclePolicy = DEFAULT_POLICY,
+    *,
+    current_id: str | None = None,
+) -> Fact:
+    """``statement`` says again what the active ``fact`` says: strengthen ``fact`` instead of copying it.
+
+    Independent statements combine like independent evidence: confidence 1 - (1-c)(1-c')
+    (0.8 twice: 0.96). The fact is confirmed (not pinned: only the user pins), counts one more
+    statement, keeps every source that stated it and weighs as the strongest of them, takes the
+    latest evidence, and its decay restarts from ``now``; a dormant fact wakes. Its content, id
+    and claim do not change. Raises InvalidTransition for history, as ``mark_used`` does.
+    """
+    if not fact.status.is_active:
+        raise _history_error(fact, current_id, "restate")
+    sources = tuple(dict.fromkeys((*(fact.sources or (fact.source,)), statement.source)))
+    strongest = max(sources, key=lambda s: (policy.source_weights.get(s, 1.0), s is statement.source))
+    by_user = (Provenance.USER_STATED, Provenance.USER_CORRECTED)
+    user = fact.provenance
+    if statement.provenance is Provenance.USER_STATED and fact.provenance not in by_user:
+        user = Provenance.USER_STATED
+    confirmed = fact.status in (FactStatus.STAGED, FactStatus.DORMANT)
+    return replace(
+        fact,
+        status=FactStatus.CONFIRMED if confirmed else fact.status,
+        status_reason=f"stated {fact.corroborations + 1} times" if confirmed else fact.status_reason,
+        confidence=1.0 - (1.0 - fact.confidence) * (1.0 - statement.confidence),
+        corroborations=fact.corroborations + 1,
+        sources=sources,
+        source=strongest,
+        provenance=user,
+        evidence=statement.evidence or fact.evidence,
+        last_stated=max(now, fact.last_stated) if fact.last_stated else now,
+    )
+
+
+def purge(fact: Fact, now: datetime) -> Fact:
+    """Forget and erase: a tombstone with the fact's id, times and status history but none of its
+    text (content, evidence, claim, tags, reason). Idempotent."""
+    if fact.status is FactStatus.PURGED:
+        return fact
+    return replace(
+        fact,
+        status=FactStatus.PURGED,
+        status_reason="purged",
+        believed_until=fact.believed_until or now,
+        prior_status=fact.prior_status or fact.status,
+        content="",
+        evidence=None,
+        subject=None,
+        predicate=None,
+        object=None,
+        tags=(),
+        pinned=False,
     )
 
 

@@ -33,6 +33,7 @@ class FactStatus(StrEnum):
     DORMANT = "dormant"
     SUPERSEDED = "superseded"
     RETRACTED = "retracted"
+    PURGED = "purged"  # forgotten and erased: a tombstone without content that keeps chains
 
     @property
     def is_active(self) -> bool:
@@ -46,6 +47,8 @@ ACTIVE_STATUSES: tuple[str, ...] = (
     FactStatus.DORMANT.value,
 )
 ALL_STATUSES: tuple[str, ...] = tuple(s.value for s in FactStatus)
+# What search may show with include_history: a purged fact has nothing left to show.
+HISTORY_STATUSES: tuple[str, ...] = tuple(s for s in ALL_STATUSES if s != FactStatus.PURGED.value)
 
 
 class EdgeType(StrEnum):
@@ -156,6 +159,9 @@ class Fact:
     status_reason: str | None = None
     believed_until: datetime | None = None
     prior_status: FactStatus | None = None
+    corroborations: int = 1  # times it was stated (remember of the same statement corroborates)
+    sources: tuple[Source, ...] = ()  # every source that stated it, first first ((): just ``source``)
+    last_stated: datetime | None = None  # when it was last stated again, if it was
 
 
 @dataclass(frozen=True, slots=True)
@@ -190,11 +196,21 @@ class EntityOut(BaseModel):
     created: bool = Field(default=False, description="True if this call created the entity.")
 
 
+def _empty(value: Any) -> bool:
+    return not value
+
+
+def _once(value: Any) -> bool:
+    return bool(value == 1)
+
+
 class FactOut(BaseModel):
     id: str = Field(description="Stable fact id, usable with correct/confirm/explain/forget/link.")
     content: str
     kind: str
-    status: str = Field(description="staged, confirmed, dormant (unused for long), superseded or retracted.")
+    status: str = Field(
+        description="staged, confirmed, dormant (unused for long), superseded, retracted or purged."
+    )
     confidence: float
     scope: str
     source: str
@@ -204,17 +220,46 @@ class FactOut(BaseModel):
     event_time: str | None = Field(default=None, description="When the fact happened (ISO 8601), if known.")
     valid_until: str | None = Field(default=None, description="When it stopped being true, if it did.")
     session_id: str | None = None
+    # Replies leave out fields that say nothing (exclude_if): a model reading them pays per token.
+    corroborations: int = Field(
+        default=1, description="Times it was stated (shown from 2).", exclude_if=_once
+    )
+
+
+class SimilarFact(BaseModel):
+    id: str
+    content: str
+    similarity: float = Field(description="Cosine similarity to the new statement, 0..1.")
+    conflict: str | None = Field(
+        default=None,
+        description="Set when it likely says something else about the same thing: what differs "
+        "(value, number, name, order, negation, structure).",
+        exclude_if=_empty,
+    )
 
 
 class RememberOut(FactOut):
+    corroborated: bool = Field(
+        default=False,
+        description="True: memory already held this statement; that fact (this id) was strengthened.",
+        exclude_if=_empty,
+    )
     superseded: list[str] = Field(default_factory=list, description="Ids of facts this one replaced.")
     contradicts: list[str] = Field(
         default_factory=list, description="Ids of active facts this one conflicts with (both kept)."
+    )
+    similar: list[SimilarFact] = Field(
+        default_factory=list,
+        description="The closest other active facts of its scope, closest first.",
+        exclude_if=_empty,
     )
     linked_entities: list[EntityOut] = Field(default_factory=list)
 
 
 class SearchHit(FactOut):
+    contested_by: list[str] = Field(
+        default_factory=list, description="Ids of active facts that contradict this one.", exclude_if=_empty
+    )
     score: float = Field(description="Final fused score; higher is better.")
     reasons: dict[str, Any] = Field(
         default_factory=dict,
@@ -266,6 +311,8 @@ class EdgeOut(BaseModel):
 class ExplainOut(BaseModel):
     fact: FactOut
     provenance: str
+    sources: list[str] = Field(description="Every source that stated it, first first.")
+    last_stated: str | None = Field(description="When it was last stated again, if it was.")
     evidence: str | None
     status_reason: str | None
     pinned: bool

@@ -161,7 +161,7 @@ class Retriever:
                 log.exception("graph expansion failed")
                 notes.append(f"graph expansion failed ({type(err).__name__}); results are from search alone")
         if p.next_share or p.prev_share:
-            self._share_with_neighbours(fused)
+            self._share_with_neighbours(fused, where)
         if p.anchor_bonus:
             self._favour_anchored(fused, anchors)
         return sorted(fused.values(), key=lambda c: (-c.fused, c.id)), notes
@@ -193,16 +193,19 @@ class Retriever:
         shared = sorted((w for w, n in counts.items() if n >= 2), key=lambda w: (-counts[w], w))
         return shared[: p.prf_terms]
 
-    def _share_with_neighbours(self, fused: dict[str, Candidate]) -> None:
+    def _share_with_neighbours(self, fused: dict[str, Candidate], where: Filter) -> None:
         p = self.policy
         top = sorted(fused.values(), key=lambda c: (-c.fused, c.id))[: p.neighbour_top]
         given = {c.id: c.fused for c in top}
-        for edge in self._graph.read.fact_edges(list(given), [EdgeType.NEXT]):
+        edges = self._graph.read.fact_edges(list(given), [EdgeType.NEXT])
+        # A neighbour joins the results only if the caller may see it (status, scope, filters).
+        visible = self._visible([fid for e in edges for fid in (e.src, e.dst) if fid not in fused], where)
+        for edge in edges:
             for here, there, share in (
                 (edge.src, edge.dst, p.next_share),
                 (edge.dst, edge.src, p.prev_share),
             ):
-                if here in given and share:
+                if here in given and share and (there in fused or there in visible):
                     candidate = fused.setdefault(there, Candidate(there))
                     candidate.fused += share * given[here]
                     candidate.channels.setdefault("neighbour", {"from": here, "edge": "NEXT"})

@@ -5,9 +5,14 @@ from __future__ import annotations
 from hippograph.domain import lifecycle as lc
 from hippograph.domain import validation as check
 from hippograph.domain.errors import InvalidInput, InvalidTransition, NotFound
-from hippograph.domain.models import EdgeType, FactOut, FactStatus, LinkOut
+from hippograph.domain.models import EdgeType, Fact, FactKind, FactOut, FactStatus, LinkOut
 from hippograph.service.shaping import fact_out
 from hippograph.service.stores import Stores
+from hippograph.store.vectors import fact_row
+
+# Set (to the fact's id) in the transaction that purges a fact, cleared once no file holds its
+# text: an open that finds it set finishes the erasure (the process died in between).
+PURGE_PENDING = "purge_pending"
 
 # link(relation=...) between two facts -> the stored edge type.
 FACT_RELATIONS = {
@@ -36,16 +41,55 @@ class Curator:
                 self.stores.vectors.set_status([fact.id], confirmed.status.value)
         return fact_out(confirmed, self.stores.entity_names(fact.id))
 
-    def forget(self, fact_id: str, reason: str | None = None) -> FactOut:
-        """Retract a fact: gone from results, kept as history with the reason."""
+    def forget(self, fact_id: str, reason: str | None = None, purge: bool = False) -> FactOut:
+        """Retract a fact: gone from results, kept as history with the reason. With ``purge``,
+        erase it: no file of the data dir keeps its text (the reason is not kept either)."""
         why = check.optional_text(reason, "reason", max_bytes=500) or "forgotten on request"
         with self.stores.write_lock:
             fact = self.stores.fact(fact_id)
+            if purge:
+                return fact_out(self._purge(fact), [])
             retracted = lc.retract(fact, self.stores.clock(), why)
             if retracted != fact:
                 self.stores.graph.update_fact_state(retracted)
                 self.stores.vectors.set_status([fact.id], retracted.status.value)
         return fact_out(retracted, self.stores.entity_names(fact.id))
+
+    def _purge(self, fact: Fact) -> Fact:
+        """Make ``fact`` a tombstone and erase its text from the graph, the index and the logs.
+
+        The graph commits first (with ``PURGE_PENDING``); then the index rows go, the turn after
+        it in its session is indexed without it, and both stores are rewritten so that no free
+        page or old version keeps the text (``finish_purge``). A crash in between is finished
+        at the next open.
+        """
+        s, g = self.stores, self.stores.graph
+        tomb = lc.purge(fact, s.clock())
+        after = [e.dst for e in g.read.fact_edges([fact.id], [EdgeType.NEXT]) if e.src == fact.id]
+        with g.transaction():
+            entities, tags = g.purge_facts([tomb])
+            g.delete_orphan_tags(sorted(tags))
+            orphans = sorted(set(g.orphan_entities()) & entities)
+            g.delete_entities(orphans)
+            g.set_meta(PURGE_PENDING, tomb.id)
+        for eid in orphans:
+            s.entities.remove(eid)
+        if fact.session_id is not None:
+            s.sessions.forget(fact.session_id)
+        s.vectors.delete("facts", [fact.id])
+        s.vectors.delete("entities", orphans)
+        # A conversation turn is indexed with the one before it: the next turn loses this text.
+        turns = [t for t in g.get_facts(after).values() if t.kind is FactKind.EPISODE]
+        if turns:
+            s.vectors.delete("facts", [t.id for t in turns])
+            about = {t.id: [e.dst for e in g.read.about_edges([t.id])] for t in turns}
+            s.vectors.add(
+                "facts",
+                [fact_row(t, about[t.id], t.content) for t in turns],
+                s.embedder.embed([t.content for t in turns]),
+            )
+        finish_purge(s)
+        return tomb
 
     def link(self, from_id: str, to_id: str, relation: str, weight: float | None = None) -> LinkOut:
         """Add a typed edge between two facts, two entities, or a fact and an entity (idempotent)."""
@@ -64,6 +108,8 @@ class Curator:
                     allowed = ", ".join(FACT_RELATIONS)
                     raise InvalidInput(f"relation {relation!r} cannot join two facts: use one of {allowed}")
                 a, b = self.stores.fact(src), self.stores.fact(dst)
+                for erased in (f for f in (a, b) if f.status is FactStatus.PURGED):
+                    raise InvalidTransition(f"fact {erased.id} was purged: there is nothing left to link")
                 if self.stores.graph.has_edge(edge, a.id, b.id):
                     return LinkOut(from_id=src, to_id=dst, relation=rel, edge_type=edge, weight=w)
                 if edge == EdgeType.SUPERSEDES:
@@ -99,3 +145,11 @@ class Curator:
             linked = sorted({e.dst for e in self.stores.graph.read.about_edges([fact.id])})
             self.stores.vectors.update("facts", [fact.id], {"entity_ids": linked})
             return LinkOut(from_id=src, to_id=dst, relation=rel, edge_type=EdgeType.ABOUT, weight=w)
+
+
+def finish_purge(stores: Stores) -> None:
+    """Rewrite the index and the graph file so that no deleted text survives on disk, then clear
+    ``PURGE_PENDING``. Call it holding the write lock."""
+    stores.vectors.erase((), ())
+    stores.graph.rebuild()
+    stores.graph.set_meta(PURGE_PENDING, "")

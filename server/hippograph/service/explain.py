@@ -39,6 +39,8 @@ class Explainer:
         return ExplainOut(
             fact=fact_out(fact, [entities[e.dst].name for e in about if e.dst in entities]),
             provenance=fact.provenance.value,
+            sources=[source.value for source in fact.sources or (fact.source,)],
+            last_stated=iso(fact.last_stated),
             evidence=fact.evidence,
             status_reason=fact.status_reason,
             pinned=fact.pinned,

@@ -31,7 +31,7 @@ from hippograph.domain import lifecycle as lc
 from hippograph.domain.errors import InvalidInput, StoreError
 from hippograph.retrieval.retriever import Retriever
 from hippograph.service import import_mcp, transfer
-from hippograph.service.curation import Curator
+from hippograph.service.curation import PURGE_PENDING, Curator, finish_purge
 from hippograph.service.explain import Explainer
 from hippograph.service.reads import Reader
 from hippograph.service.shaping import Clock, utcnow
@@ -176,6 +176,9 @@ class Memory(MemoryAPI):
                 if report.added or report.removed or report.restatused:
                     log.warning("reconciled the vector index with the graph: %s", report)
             graph.set_meta(_VECTORS_IN_SYNC, "")
+            if graph.get_meta(PURGE_PENDING):
+                log.warning("finishing a purge an earlier process did not complete")
+                finish_purge(memory.stores)
         except BaseException:
             graph.close()
             raise

@@ -13,6 +13,8 @@ from hippograph.domain import validation as check
 from hippograph.domain.errors import InvalidInput, NotFound
 from hippograph.domain.models import (
     ACTIVE_STATUSES,
+    HISTORY_STATUSES,
+    EdgeType,
     Entity,
     FactKind,
     FactStatus,
@@ -75,9 +77,9 @@ class Reader:
                 statuses=frozenset(asked) if asked else None,
             )
             # Statuses were different then: ranking filters on the status each fact had.
-            shown = None if asked or include_history or known_at else _TRUE_THEN
+            shown = HISTORY_STATUSES if asked or include_history or known_at else _TRUE_THEN
         else:
-            shown = asked or (None if include_history else ACTIVE_STATUSES)
+            shown = asked or (HISTORY_STATUSES if include_history else ACTIVE_STATUSES)
         where = Filter(
             statuses=shown,
             scopes=scopes,
@@ -95,10 +97,12 @@ class Reader:
             query, vector, where, count, query_plan, now=now, lookback=lookback
         )
         names = self.stores.graph.read.entity_names_for([r.fact.id for r in ranked])
+        contested = self._contested([r.fact.id for r in ranked])
         results = [
             SearchHit(
                 **fact_out(r.fact, names.get(r.fact.id, [])).model_dump(exclude={"status"}),
                 status=r.status.value,
+                contested_by=contested.get(r.fact.id, []),
                 score=round(r.score, 6),
                 reasons=r.reasons,
             )
@@ -147,6 +151,20 @@ class Reader:
             facts=found.results,
             notes=found.notes,
         )
+
+    def _contested(self, fact_ids: Sequence[str]) -> dict[str, list[str]]:
+        """For each fact, the active facts a CONTRADICTS edge joins it to (either way)."""
+        read = self.stores.graph.read
+        edges = read.fact_edges(fact_ids, [EdgeType.CONTRADICTS])
+        others = {end for edge in edges for end in (edge.src, edge.dst)}
+        active = {fid for fid, status in read.statuses(others).items() if status in ACTIVE_STATUSES}
+        wanted = set(fact_ids)
+        found: dict[str, set[str]] = {}
+        for edge in edges:
+            for here, there in ((edge.src, edge.dst), (edge.dst, edge.src)):
+                if here in wanted and there in active:
+                    found.setdefault(here, set()).add(there)
+        return {fid: sorted(ids) for fid, ids in found.items()}
 
     def _statuses(self, status: str | Sequence[str] | None) -> tuple[str, ...] | None:
         if status is None or status == [] or status == "":

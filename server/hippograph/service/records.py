@@ -207,6 +207,9 @@ _FACT_SPEC: dict[str, Convert] = {
     # Since schema v2; an older export's history falls back to valid_until (lifecycle.believed_until).
     "believed_until": _time,
     "prior_status": _enum(FactStatus, optional=True),
+    "corroborations": lambda value, field: max(1, _count(value, field)),
+    "sources": lambda value, field: tuple(_enum(Source)(v, field) for v in _strings(value, field)),
+    "last_stated": _time,
 }
 _ENTITY_SPEC: dict[str, Convert] = {
     "id": _id("e"),

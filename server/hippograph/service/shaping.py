@@ -43,6 +43,7 @@ def fact_out(fact: Fact, entity_names: Sequence[str]) -> FactOut:
         event_time=iso(fact.event_time),
         valid_until=iso(fact.valid_until),
         session_id=fact.session_id,
+        corroborations=fact.corroborations,
     )
 
 

@@ -32,6 +32,7 @@ from hippograph.domain.models import (
     EdgeType,
     Entity,
     Fact,
+    FactStatus,
 )
 from hippograph.service.records import (
     FORMAT,
@@ -80,8 +81,13 @@ def export(stores: Stores, out: TextIO) -> ExportReport:
     with stores.write_lock:  # one snapshot: no edge to a fact written halfway through
         never = datetime.min.replace(tzinfo=UTC)
         entities = sorted(stores.graph.all_entities(), key=lambda e: (e.first_seen or never, e.id))
-        facts = sorted(stores.graph.all_facts(), key=lambda f: (f.created_at, f.id))
-        edges = sorted(_edge_record(e) for e in stores.graph.all_edges())
+        stored = list(stores.graph.all_facts())
+        # A purged fact was erased on request: its tombstone and the edges to it stay behind.
+        purged = {f.id for f in stored if f.status is FactStatus.PURGED}
+        facts = sorted((f for f in stored if f.id not in purged), key=lambda f: (f.created_at, f.id))
+        edges = sorted(
+            _edge_record(e) for e in stores.graph.all_edges() if e.src not in purged and e.dst not in purged
+        )
         schema_version = stores.graph.schema_version()
     header = {"type": FORMAT, "version": FORMAT_VERSION, "schema_version": schema_version}
     out.write(json.dumps({**header, "exported_at": iso(stores.clock())}) + "\n")

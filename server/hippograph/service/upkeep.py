@@ -7,7 +7,7 @@ from datetime import datetime
 from typing import Any
 
 from hippograph.domain import lifecycle as lc
-from hippograph.domain.models import EdgeType, Fact, FactKind, MaintenanceChange, MaintenanceOut
+from hippograph.domain.models import EdgeType, Fact, FactKind, FactStatus, MaintenanceChange, MaintenanceOut
 from hippograph.service.shaping import entity_row, entity_text, index_text, iso
 from hippograph.service.stores import Stores
 from hippograph.store.vectors import fact_row
@@ -87,6 +87,8 @@ class Upkeep:
             indexed = self.stores.vectors.ids("facts")
             # Statuses from the graph mirror: reading every fact row took ~6 s at 100k facts.
             statuses = self.stores.graph.read.fact_statuses()
+            # A purged fact is a tombstone with nothing to index: a row of one is an orphan.
+            statuses = {fid: s for fid, s in statuses.items() if s != FactStatus.PURGED.value}
             missing_ids = [fid for fid in statuses if fid not in indexed]
             orphans = [fid for fid in indexed if fid not in statuses]
             stale = [fid for fid, status in statuses.items() if fid in indexed and indexed[fid] != status]

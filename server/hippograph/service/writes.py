@@ -16,8 +16,10 @@ from typing import Any
 import numpy as np
 
 from hippograph.domain import lifecycle as lc
+from hippograph.domain import sameness
 from hippograph.domain.errors import InvalidInput, NotFound
 from hippograph.domain.models import (
+    ACTIVE_STATUSES,
     CorrectOut,
     EdgeType,
     Entity,
@@ -28,6 +30,7 @@ from hippograph.domain.models import (
     Provenance,
     RememberOut,
     SearchOut,
+    SimilarFact,
     Source,
 )
 from hippograph.service.intake import build_fact, build_item
@@ -36,11 +39,16 @@ from hippograph.service.stores import Stores
 from hippograph.store.entity_index import EntityIndex, PendingEntities
 from hippograph.store.graph import Relation
 from hippograph.store.read_model import ClaimKey, claim_key
-from hippograph.store.vectors import fact_row
+from hippograph.store.vectors import Filter, as_stored, fact_row, unit
 
 # Facts per write batch of remember_many: one embedding call, one graph transaction, one
 # vector-index append. 128 was 12% slower on the perf corpus; 1,024 no faster.
 _WRITE_BATCH = 256
+# Stored facts weighed against each new statement (the nearest by meaning), and shown in its reply.
+_NEAREST = 5
+_SHOWN = 3
+# Search results correct(query=...) picks from, and lists when it cannot pick.
+_CANDIDATES = 5
 
 
 @dataclass(frozen=True)
@@ -55,6 +63,8 @@ class _Planned:
     superseded: list[Fact]  # in their new state
     contradicted: list[Fact]
     relation: Relation | None  # subject -[predicate]-> object
+    similar: list[SimilarFact]  # the nearest other active facts, for the reply
+    corroborated: bool = False  # ``fact`` is a stored fact stated again (nothing new is inserted)
 
 
 @dataclass
@@ -65,13 +75,25 @@ class _Batch:
     candidates: dict[ClaimKey, list[Fact]]  # stored active facts by key, then the batch's own
     states: dict[str, Fact] = field(default_factory=dict)  # fact id -> its state after the batch
     mentions: dict[str, tuple[int, datetime]] = field(default_factory=dict)  # entity id -> (count, last)
+    # The batch's new facts and their vectors as the index will hold them: the later facts of
+    # the batch weigh them as they would weigh stored ones.
+    written: list[tuple[Fact, np.ndarray]] = field(default_factory=list)
+    turns: dict[str, tuple[str, str]] = field(default_factory=dict)  # session -> its latest (id, content)
 
     def active_with(self, key: ClaimKey) -> list[Fact]:
         latest = (self.states.get(f.id, f) for f in self.candidates.get(key, ()))
         return [f for f in latest if f.status.is_active]
 
-    def add(self, planned: _Planned) -> None:
+    def add(self, planned: _Planned, vector: np.ndarray) -> None:
         fact, now = planned.fact, planned.fact.created_at
+        if planned.corroborated:
+            self.states[fact.id] = fact
+            for old in planned.superseded:
+                self.states[old.id] = old
+            return
+        self.written.append((fact, as_stored(vector)))
+        if fact.session_id is not None:
+            self.turns[fact.session_id] = (fact.id, fact.content)
         for entity in planned.created:
             self.entities.put(entity)
         for _, entity in planned.linked:
@@ -158,9 +180,12 @@ class Writer:
         """Store facts made by ``_build_fact`` as one batch, with the outcome of storing them in order.
 
         One embedding call, one graph transaction, one vector-index append: each fact sees the
-        entities, session turns and conflicts of the facts before it, as separate calls would.
+        entities, session turns, conflicts and restatements of the facts before it, as separate
+        calls would.
         """
         facts = [fact for fact, _ in built]
+        # A conversation turn is indexed with the turn before it; if that one turns out to be a
+        # restatement (not stored), _plan embeds the turn again with the stored turn before it.
         texts = [
             index_text(fact, before[1] if before and fact.kind is FactKind.EPISODE else None)
             for fact, before in zip(facts, self.stores.sessions.before(facts), strict=True)
@@ -169,18 +194,18 @@ class Writer:
         with self.stores.write_lock:
             keys = {key for fact in facts if (key := claim_key(fact.subject, fact.predicate, fact.scope))}
             batch = _Batch(PendingEntities(self.stores.entities), self.stores.graph.active_facts_with(keys))
-            planned = [
-                self._plan(fact, names, text, before[0] if before else None, batch, corrects)
-                for (fact, names), text, before in zip(
-                    built, texts, self.stores.sessions.before(facts), strict=True
-                )
-            ]
+            planned = []
+            for i, ((fact, names), text) in enumerate(zip(built, texts, strict=True)):
+                one, vectors[i] = self._plan(fact, names, text, vectors[i], batch, corrects)
+                planned.append(one)
             self._commit(planned, batch, vectors)
         return [
             RememberOut(
-                **fact_out(p.fact, [e.name for _, e in p.linked]).model_dump(),
+                **fact_out(p.fact, self._names(p)).model_dump(),
+                corroborated=p.corroborated,
                 superseded=[old.id for old in p.superseded if corrects is None or old.id != corrects.id],
                 contradicts=[old.id for old in p.contradicted],
+                similar=p.similar,
                 linked_entities=[
                     EntityOut(id=e.id, name=e.name, type=e.type, created=e in p.created) for _, e in p.linked
                 ],
@@ -188,20 +213,37 @@ class Writer:
             for p in planned
         ]
 
+    def _names(self, planned: _Planned) -> list[str]:
+        if planned.corroborated:
+            return self.stores.entity_names(planned.fact.id)
+        return [e.name for _, e in planned.linked]
+
     def _plan(
         self,
         fact: Fact,
         entity_names: Sequence[str],
         text: str,
-        previous: str | None,
+        vector: np.ndarray,
         batch: _Batch,
         corrects: Fact | None,
-    ) -> _Planned:
-        """What storing ``fact`` writes, given what the batch's earlier facts did (under the write lock)."""
+    ) -> tuple[_Planned, np.ndarray]:
+        """What storing ``fact`` writes, given what the batch's earlier facts did (under the write
+        lock), and its vector (embedded again if the text it is indexed under changed)."""
         now = fact.created_at
+        previous = self._previous_turn(fact, batch)
+        if fact.kind is FactKind.EPISODE:
+            wanted = index_text(fact, previous[1] if previous else None)
+            if wanted != text:
+                text, vector = wanted, self.stores.embedder.embed([wanted])[0]
+        judged = [] if corrects is not None else self._nearest(fact, vector, batch)
+        same = next((old for old, j, _ in judged if j.verdict is sameness.Verdict.SAME), None)
+        similar = [_similar(old, j, similarity) for old, j, similarity in judged if old is not same][:_SHOWN]
+        if same is not None:
+            strengthened = lc.corroborate(same, fact, now, self.stores.policy)
+            return self._plan_corroboration(strengthened, similar, batch), vector
         linked, created = self._plan_entities(fact, entity_names, now, batch.entities)
         superseded: list[Fact] = []
-        contradicted: list[Fact] = []
+        contradicted = [old for old, j, _ in judged if j.verdict is sameness.Verdict.CONTRADICTS]
         if corrects is not None:
             current = self.stores.graph.get_fact(corrects.id)
             if current is None:
@@ -212,71 +254,142 @@ class Writer:
                     current, now, f"corrected by {fact.id}", current_id=newest, valid_until=fact.event_time
                 )
             )
-        key = claim_key(fact.subject, fact.predicate, fact.scope)
-        if key is not None:
-            for old in batch.active_with(key):
-                if corrects is not None and old.id == corrects.id:
-                    continue
-                outcome = lc.resolve_conflict(fact, old, self.stores.policy)
-                if outcome is lc.ConflictOutcome.SUPERSEDE:
-                    superseded.append(
-                        lc.supersede(old, now, f"superseded by {fact.id}", valid_until=fact.event_time)
-                    )
-                elif outcome is lc.ConflictOutcome.CONTRADICT:
-                    contradicted.append(old)
+        self._resolve_claims(fact, batch, superseded, contradicted, skip=corrects.id if corrects else None)
         subj = next((e for r, e in linked if r == "subject"), None)
         obj = next((e for r, e in linked if r == "object"), None)
         relation = None
         if subj is not None and obj is not None:
             relation = Relation(subj.id, obj.id, fact.predicate or "related_to", 1.0, fact.id, now)
-        planned = _Planned(fact, text, linked, created, previous, superseded, contradicted, relation)
-        batch.add(planned)
+        planned = _Planned(
+            fact,
+            text,
+            linked,
+            created,
+            previous[0] if previous else None,
+            superseded,
+            contradicted,
+            relation,
+            similar,
+        )
+        batch.add(planned, vector)
+        return planned, vector
+
+    def _plan_corroboration(self, fact: Fact, similar: list[SimilarFact], batch: _Batch) -> _Planned:
+        """A stored fact stated again, in its strengthened state: it may now supersede others."""
+        superseded: list[Fact] = []
+        contradicted: list[Fact] = []
+        self._resolve_claims(fact, batch, superseded, contradicted, skip=None)
+        linked = {e.dst if e.src == fact.id else e.src for e in self.stores.graph.read.fact_edges([fact.id])}
+        contradicted = [old for old in contradicted if old.id not in linked]
+        planned = _Planned(fact, "", [], [], None, superseded, contradicted, None, similar, corroborated=True)
+        batch.add(planned, np.empty(0))
         return planned
+
+    def _resolve_claims(
+        self, fact: Fact, batch: _Batch, superseded: list[Fact], contradicted: list[Fact], *, skip: str | None
+    ) -> None:
+        """The conflict rule against the active facts with the same subject and predicate."""
+        key = claim_key(fact.subject, fact.predicate, fact.scope)
+        if key is None:
+            return
+        for old in batch.active_with(key):
+            if old.id == skip or any(old.id == c.id for c in contradicted):
+                continue
+            outcome = lc.resolve_conflict(fact, old, self.stores.policy)
+            if outcome is lc.ConflictOutcome.SUPERSEDE:
+                superseded.append(
+                    lc.supersede(
+                        old, fact.created_at, f"superseded by {fact.id}", valid_until=fact.event_time
+                    )
+                )
+            elif outcome is lc.ConflictOutcome.CONTRADICT:
+                contradicted.append(old)
+
+    def _previous_turn(self, fact: Fact, batch: _Batch) -> tuple[str, str] | None:
+        """The stored fact before ``fact`` in its session: of this batch, or committed before it."""
+        if fact.session_id is None:
+            return None
+        if fact.session_id in batch.turns:
+            return batch.turns[fact.session_id]
+        return self.stores.sessions.before([fact])[0]
+
+    def _nearest(
+        self, fact: Fact, vector: np.ndarray, batch: _Batch
+    ) -> list[tuple[Fact, sameness.Judgement, float]]:
+        """The active facts of the fact's scope nearest it by meaning (stored, or earlier in the
+        batch), each with the sameness rule's judgement, nearest first; unrelated ones left out.
+
+        Conversation turns are events, never restatements: they are not compared.
+        """
+        if fact.kind is FactKind.EPISODE:
+            return []
+        where = Filter(statuses=ACTIVE_STATUSES, scopes=[fact.scope])
+        hits = {h.id: h.score for h in self.stores.vectors.nearest("facts", vector, _NEAREST, where)}
+        query = unit(vector)
+        for written, written_vector in batch.written:
+            if written.scope == fact.scope and written.kind is not FactKind.EPISODE:
+                hits[written.id] = float(written_vector @ query)
+        ranked = sorted(hits.items(), key=lambda kv: (-kv[1], kv[0]))[:_NEAREST]
+        in_batch = {w.id: w for w, _ in batch.written}
+        stored = self.stores.graph.get_facts([fid for fid, _ in ranked if fid not in in_batch])
+        judged = []
+        for fid, similarity in ranked:
+            old = batch.states.get(fid) or in_batch.get(fid) or stored.get(fid)
+            if old is None or not old.status.is_active or old.scope != fact.scope:
+                continue
+            judgement = sameness.judge(fact, old, similarity)
+            if judgement.verdict is not sameness.Verdict.UNRELATED:
+                judged.append((old, judgement, similarity))
+        return judged
 
     def _commit(self, planned: Sequence[_Planned], batch: _Batch, vectors: np.ndarray) -> None:
         """Write a planned batch: the graph in one transaction, then the vector index."""
         g = self.stores.graph
-        created = [e for p in planned for e in p.created]
+        new = [p for p in planned if not p.corroborated]
+        created = [e for p in new for e in p.created]
         # Before the transaction: if the model fails, nothing is written. (Embedding beside the
         # graph's statements, in a thread, made remember slower on two cores: 18 vs 16 ms p50.)
         entity_vectors = self.stores.embedder.embed([entity_text(e) for e in created]) if created else None
         with g.transaction():
-            g.insert_facts([p.fact for p in planned])
-            g.insert_entities([e for p in planned for e in p.created])
+            g.insert_facts([p.fact for p in new])
+            g.insert_entities(created)
             g.touch_entities(batch.mentions)
-            g.link_about_many([(p.fact.id, e.id, role) for p in planned for role, e in p.linked])
-            g.link_entities_many([p.relation for p in planned if p.relation is not None])
-            g.tag_facts([(p.fact.id, tag) for p in planned for tag in p.fact.tags])
+            g.link_about_many([(p.fact.id, e.id, role) for p in new for role, e in p.linked])
+            g.link_entities_many([p.relation for p in new if p.relation is not None])
+            g.tag_facts([(p.fact.id, tag) for p in new for tag in p.fact.tags])
             g.link_facts_many(
-                EdgeType.NEXT, [(p.previous, p.fact.id, p.fact.created_at, {}) for p in planned if p.previous]
+                EdgeType.NEXT, [(p.previous, p.fact.id, p.fact.created_at, {}) for p in new if p.previous]
             )
             g.update_fact_states(list(batch.states.values()))
             g.link_facts_many(
                 EdgeType.SUPERSEDES,
                 [
-                    (p.fact.id, old.id, p.fact.created_at, {"reason": old.status_reason})
+                    (p.fact.id, old.id, _stated_at(p.fact), {"reason": old.status_reason})
                     for p in planned
                     for old in p.superseded
                 ],
             )
             g.link_facts_many(
                 EdgeType.CONTRADICTS,
-                [(p.fact.id, old.id, p.fact.created_at, {}) for p in planned for old in p.contradicted],
+                [(p.fact.id, old.id, _stated_at(p.fact), {}) for p in planned for old in p.contradicted],
             )
         # Committed: from here on the facts survive a crash (reconcile re-indexes them).
         for entity in batch.entities.staged():
             self.stores.entities.put(entity)
-        for p in planned:
+        for p in new:
             self.stores.sessions.committed(p.fact)
         rows = [
-            fact_row(batch.states.get(p.fact.id, p.fact), [e.id for _, e in p.linked], p.text)
-            for p in planned
+            fact_row(batch.states.get(p.fact.id, p.fact), [e.id for _, e in p.linked], p.text) for p in new
         ]
-        self.stores.vectors.add("facts", rows, vectors)
-        written = {p.fact.id for p in planned}
-        self.stores.vectors.set_status(
-            [fid for fid in batch.states if fid not in written], FactStatus.SUPERSEDED.value
+        self.stores.vectors.add(
+            "facts",
+            rows,
+            np.asarray([v for p, v in zip(planned, vectors, strict=True) if not p.corroborated]),
         )
+        written = {p.fact.id for p in new}
+        changed = [f for fid, f in batch.states.items() if fid not in written]
+        for status in sorted({f.status.value for f in changed}):
+            self.stores.vectors.set_status([f.id for f in changed if f.status.value == status], status)
         if entity_vectors is not None:
             self.stores.vectors.add("entities", [entity_row(e) for e in created], entity_vectors)
 
@@ -294,13 +407,7 @@ class Writer:
             raise InvalidInput(
                 "send exactly one of fact_id (from search results) or query (to find the fact)"
             )
-        if fact_id is not None:
-            old = self.stores.fact(fact_id)
-        else:
-            hits = self._search(query or "", limit=1, scope=scope).results
-            if not hits:
-                raise NotFound(f"no active fact matches {query!r}: search first, then correct by fact_id")
-            old = self.stores.fact(hits[0].id)
+        old = self.stores.fact(fact_id) if fact_id is not None else self._the_one(query or "", scope)
         lc.check_correctable(old, self.stores.current_version(old))
         # The corrected fact keeps what the old one was about, except the value it got wrong.
         names = [
@@ -327,6 +434,22 @@ class Writer:
         )
         out = self._store([(fact, entity_names)], corrects=old)[0]
         return CorrectOut(**out.model_dump(), corrected=old.id)
+
+    def _the_one(self, query: str, scope: str | None) -> Fact:
+        """The one active fact ``query`` names: among the best search results, the only one that
+        holds every word of the query. Anything else is an error listing the candidates."""
+        hits = self._search(query, limit=_CANDIDATES, scope=scope).results
+        if not hits:
+            raise NotFound(f"no active fact matches {query!r}: search first, then correct by fact_id")
+        named = [hit for hit in hits if sameness.answers(query, hit.content)]
+        if len(named) == 1:
+            return self.stores.fact(named[0].id)
+        listed = "; ".join(f"{hit.id} {hit.content[:80]!r}" for hit in (named or hits)[:_CANDIDATES])
+        why = f"{len(named)} facts match {query!r}" if named else f"no fact clearly matches {query!r}"
+        raise InvalidInput(
+            f"{why}, so nothing was corrected. Candidates: {listed}. Send fact_id= of the one to "
+            "correct, or a query with words only that fact holds."
+        )
 
     def _plan_entities(
         self, fact: Fact, explicit: Sequence[str], now: datetime, index: EntityIndex
@@ -365,3 +488,18 @@ class Writer:
         for entity in index.mentions(fact.content, fact.scope):
             add("mention", entity)
         return linked, created
+
+
+def _similar(old: Fact, judgement: sameness.Judgement, similarity: float) -> SimilarFact:
+    flagged = judgement.verdict in (sameness.Verdict.CONFLICT, sameness.Verdict.CONTRADICTS)
+    return SimilarFact(
+        id=old.id,
+        content=old.content,
+        similarity=round(similarity, 3),
+        conflict=judgement.difference.value if flagged and judgement.difference else None,
+    )
+
+
+def _stated_at(fact: Fact) -> datetime:
+    """When ``fact`` was last stated: now, for a new fact or one just stated again."""
+    return fact.last_stated or fact.created_at

@@ -188,6 +188,52 @@ class GraphStore:
 
         self._session.after_commit(apply)
 
+    def purge_facts(self, tombstones: Sequence[Fact]) -> tuple[set[str], set[str]]:
+        """Erase the text of facts ``lc.purge`` made tombstones: their columns, their ABOUT and
+        HAS_TAG edges and the RELATES edges they stated. Fact-to-fact edges stay (the chains).
+
+        Returns the entities and tags they touched (the caller removes those left orphaned). The
+        old strings stay in Kùzu's free pages until ``rebuild``.
+        """
+        entities: set[str] = set()
+        tags: set[str] = set()
+        for fact in tombstones:
+            entities |= {e.dst for e in self._read.about_edges([fact.id])}
+            tags |= set(self._read.tags_of(fact.id))
+            params = fact_params(fact)
+            sets = ", ".join(
+                f"f.{c} = {self._session.cast('Fact', c).replace('r.', '$')}"
+                for c in FACT_COLUMNS
+                if c != "id"
+            )
+            self._session.run(f"MATCH (f:Fact {{id: $id}}) SET {sets}", params)
+            self._session.run("MATCH (f:Fact {id: $id})-[r:ABOUT]->(:Entity) DELETE r", {"id": fact.id})
+            self._session.run("MATCH (f:Fact {id: $id})-[r:HAS_TAG]->(:Tag) DELETE r", {"id": fact.id})
+            self._session.run(
+                "MATCH (:Entity)-[r:RELATES]->(:Entity) WHERE r.fact_id = $id DELETE r", {"id": fact.id}
+            )
+
+        def apply() -> None:
+            for fact in tombstones:
+                self._read.purge_fact(fact.id, fact.status.value)
+            self._facts.put(tombstones)
+
+        self._session.after_commit(apply)
+        return entities, tags
+
+    def delete_orphan_tags(self, names: Sequence[str]) -> None:
+        """Tags among ``names`` no fact carries any more."""
+        if names:
+            self._session.run(
+                "MATCH (t:Tag) WHERE t.name IN $names AND NOT EXISTS { MATCH (t)<-[:HAS_TAG]-(:Fact) } "
+                "DELETE t",
+                {"names": list(names)},
+            )
+
+    def rebuild(self) -> None:
+        """Rewrite the graph file from its contents (see ``KuzuSession.rebuild``)."""
+        self._session.rebuild()
+
     def get_facts(self, ids: Sequence[str]) -> dict[str, Fact]:
         if not ids:
             return {}

@@ -9,7 +9,9 @@ tables as columns (Arrow) and builds the batched writes (``for_each``) that kuzu
 from __future__ import annotations
 
 import gc
+import os
 import re
+import shutil
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
@@ -62,6 +64,20 @@ def gc_paused() -> Iterator[None]:
             gc.enable()
 
 
+def _rebuild_paths(path: Path) -> tuple[Path, Path]:
+    """Where a rebuild exports the graph to, and the new file it imports into."""
+    return path.with_name(path.name + ".export"), path.with_name(path.name + ".rebuild")
+
+
+def _discard(*paths: Path) -> None:
+    for path in paths:
+        for found in (path, Path(f"{path}.wal"), Path(f"{path}.shadow")):
+            if found.is_dir():
+                shutil.rmtree(found)
+            elif found.exists():
+                found.unlink()
+
+
 def _run_each(hooks: Sequence[CommitHook]) -> None:
     for hook in hooks:
         hook()
@@ -85,14 +101,16 @@ class KuzuSession:
         self.path = path
         self.lock = threading.RLock()
         self._publish = publish
+        self._max_db_size, self._buffer_pool_bytes = max_db_size, buffer_pool_bytes
         try:
-            self._db = kuzu.Database(str(path), max_db_size=max_db_size, buffer_pool_size=buffer_pool_bytes)
+            self._db = self._database(path)
         except RuntimeError as err:
             raise StoreError(
                 f"cannot open the graph store {path}: {err}. If another hippograph process is using "
                 "this data dir, stop it or point this one at another --data-dir."
             ) from err
         self._conn = kuzu.Connection(self._db)
+        _discard(*_rebuild_paths(path))  # a rebuild a crash interrupted: the old file is whole
         # Each statement is prepared once: kuzu 0.11.3 keeps ~30-130 KB of native memory for
         # every statement it prepares (an UNWIND of a 25-field row: ~0.17 MB a call), so
         # preparing per call grew a server by ~0.5 MB per remember, without bound. Planning
@@ -102,10 +120,50 @@ class KuzuSession:
         # The open transaction's commit hooks; None outside a transaction.
         self._hooks: list[CommitHook] | None = None
 
+    def _database(self, path: Path) -> kuzu.Database:
+        return kuzu.Database(
+            str(path), max_db_size=self._max_db_size, buffer_pool_size=self._buffer_pool_bytes
+        )
+
     def close(self) -> None:
         with self.lock:
             self._conn.close()
             self._db.close()
+
+    def rebuild(self) -> None:
+        """Write the database afresh from its contents and swap it in, so that nothing deleted or
+        overwritten survives: Kùzu leaves old strings in the file's free pages (a SET or DELETE
+        followed by a checkpoint kept them, tested), so a purge ends here.
+
+        EXPORT DATABASE to a directory beside the file, IMPORT DATABASE into a new file, close
+        both, replace the old file with the new one (atomic), reopen. A crash before the
+        replace leaves the old file whole (the leftovers are removed at the next open).
+        """
+        export, fresh = _rebuild_paths(self.path)
+        if "'" in str(export):
+            raise StoreError(f"cannot rebuild the graph store: its path {self.path} holds a quote (')")
+        with self.lock:
+            if self._hooks is not None:
+                raise InternalError("the graph cannot be rebuilt inside a transaction")
+            _discard(export, fresh)
+            self._conn.execute("CHECKPOINT")
+            self._conn.execute(f"EXPORT DATABASE '{export}' (format='parquet')")
+            try:
+                db = self._database(fresh)
+                conn = kuzu.Connection(db)
+                one_result(conn.execute(f"IMPORT DATABASE '{export}'")).close()
+                conn.close()
+                db.close()
+            except BaseException:
+                _discard(export, fresh)
+                raise
+            self._conn.close()
+            self._db.close()
+            self._prepared.clear()
+            os.replace(fresh, self.path)
+            _discard(export, Path(f"{self.path}.wal"))
+            self._db = self._database(self.path)
+            self._conn = kuzu.Connection(self._db)
 
     # ------------------------------------------------------------ statements
 

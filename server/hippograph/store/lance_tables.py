@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import json
 import logging
+import warnings
+from datetime import timedelta
 from typing import Any
 
 import pyarrow as pa
@@ -80,6 +82,25 @@ def _open(db: Any, name: str, dim: int, model: str) -> tuple[Any, bool]:
         # re-indexes from the graph.
         db.drop_table(name)
     return db.create_table(name, data=rows, schema=schema), rebuilt
+
+
+def rewrite_table(db: Any, name: str, table: Any) -> Any:
+    """The table written afresh from its current rows, every older version's files removed.
+
+    A delete in Lance only marks rows deleted (the data files keep them until a compaction that
+    a single deleted row does not trigger); overwriting the table and cleaning up every other
+    version removes them from disk. The indexes are built again (the vector index by the
+    caller, which knows when one is worth it).
+    """
+    rows = table.to_arrow()
+    fresh = db.create_table(name, data=rows, schema=table.schema, mode="overwrite")
+    _ensure_indexes(name, fresh)
+    with warnings.catch_warnings():
+        # "removes every version except the latest": what a purge wants; the caller holds the
+        # write lock, and only this process opens the data dir.
+        warnings.filterwarnings("ignore", message=r"optimize\(cleanup_older_than=0\)", category=UserWarning)
+        fresh.optimize(cleanup_older_than=timedelta(0), delete_unverified=True)
+    return fresh
 
 
 def _ensure_indexes(name: str, table: Any) -> None:

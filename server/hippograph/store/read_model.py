@@ -246,8 +246,7 @@ class ReadModel:
             self._relates.setdefault(src, []).append(edge)
             if dst != src:
                 self._relates.setdefault(dst, []).append(edge)
-            weight = props.get("weight")
-            weight = 1.0 if weight is None else max(0.0, min(1.0, float(weight)))
+            weight = _weight(props)
             for here, there in ((src, dst), (dst, src)):
                 known = self._neighbours.setdefault(here, {})
                 known[there] = max(weight, known.get(there, 0.0))
@@ -262,6 +261,56 @@ class ReadModel:
                 if tag not in have:
                     have.append(tag)
                     self._tagged.setdefault(tag, []).append(fact_id)
+
+    def purge_fact(self, fact_id: str, status: str) -> None:
+        """A fact became a tombstone: it keeps its fact-to-fact edges and loses everything else."""
+        with self._lock:
+            self.set_status(fact_id, status)
+            key = self._claim_of.pop(fact_id, None)
+            if key is not None and key in self._claims:
+                self._claims[key].discard(fact_id)
+                if not self._claims[key]:
+                    del self._claims[key]
+            for eid, _ in self._about.pop(fact_id, []):
+                facts = self._facts_of.get(eid, [])
+                if fact_id in facts:
+                    facts.remove(fact_id)
+            for tag in self._tags.pop(fact_id, []):
+                tagged = self._tagged.get(tag, [])
+                if fact_id in tagged:
+                    tagged.remove(fact_id)
+                if not tagged:
+                    self._tagged.pop(tag, None)
+            stated = [
+                edge
+                for edges in self._relates.values()
+                for edge in edges
+                if edge.props.get("fact_id") == fact_id
+            ]
+            for edge in stated:
+                self._unlink_relation(edge)
+
+    def _unlink_relation(self, edge: EdgeRow) -> None:
+        for end in {edge.src, edge.dst}:
+            edges = self._relates.get(end, [])
+            if edge in edges:
+                edges.remove(edge)
+        for here, there in ((edge.src, edge.dst), (edge.dst, edge.src)):
+            remaining = [
+                e
+                for e in self._relates.get(here, ())
+                if there in (e.src, e.dst) and (e.src, e.dst) != (here, here)
+            ]
+            known = self._neighbours.get(here, {})
+            if remaining:
+                known[there] = max(_weight(e.props) for e in remaining)
+            else:
+                known.pop(there, None)
+            self._ranked.pop(here, None)
+
+    def tags_of(self, fact_id: str) -> list[str]:
+        with self._lock:
+            return list(self._tags.get(fact_id, ()))
 
     def delete_entities(self, entity_ids: Iterable[str]) -> None:
         with self._lock:
@@ -293,6 +342,11 @@ class ReadModel:
         """Every fact id and its status."""
         with self._lock:
             return dict(self._status)
+
+    def statuses(self, fact_ids: Iterable[str]) -> dict[str, str]:
+        """The status of each of ``fact_ids`` that exists."""
+        with self._lock:
+            return {fid: self._status[fid] for fid in fact_ids if fid in self._status}
 
     def has_about(self, fact_id: str, entity_id: str, role: str) -> bool:
         with self._lock:
@@ -423,3 +477,9 @@ class ReadModel:
                 "active_claims": {(key, fid) for key, fids in self._claims.items() for fid in fids},
                 "session_last": {(sid, fid) for sid, (_, fid) in self._session_last.items()},
             }
+
+
+def _weight(props: Mapping[str, Any]) -> float:
+    """A RELATES edge's weight as the walk uses it: 1 if unset, clamped to 0..1."""
+    weight = props.get("weight")
+    return 1.0 if weight is None else max(0.0, min(1.0, float(weight)))

@@ -20,9 +20,10 @@ from hippograph.domain.models import (
 FACT_COLUMNS = (
     "id content kind status confidence source provenance scope created_at valid_from valid_until "
     "event_time last_accessed access_count pinned ttl_policy expires_at subject predicate object tags "
-    "session_id evidence status_reason believed_until prior_status"
+    "session_id evidence status_reason believed_until prior_status corroborations sources last_stated"
 ).split()
-# The lifecycle fields: the only ones a stored fact changes in place.
+# The lifecycle fields: the only ones a stored fact changes in place (a purge also erases the
+# text: store/graph.py ``purge_facts``).
 FACT_STATE_COLUMNS = (
     "status",
     "confidence",
@@ -34,6 +35,12 @@ FACT_STATE_COLUMNS = (
     "status_reason",
     "believed_until",
     "prior_status",
+    "source",
+    "provenance",
+    "evidence",
+    "corroborations",
+    "sources",
+    "last_stated",
 )
 ENTITY_COLUMNS = "id name name_key type aliases summary mention_count first_seen last_mentioned scope".split()
 
@@ -77,6 +84,9 @@ def fact_params(fact: Fact) -> dict[str, Any]:
         "status_reason": fact.status_reason,
         "believed_until": to_db_time(fact.believed_until),
         "prior_status": fact.prior_status.value if fact.prior_status else None,
+        "corroborations": int(fact.corroborations),
+        "sources": [source.value for source in fact.sources],
+        "last_stated": to_db_time(fact.last_stated),
     }
 
 
@@ -113,6 +123,9 @@ def fact_from_row(row: Mapping[str, Any]) -> Fact:
         status_reason=row["status_reason"],
         believed_until=from_db_time(row["believed_until"]),
         prior_status=FactStatus(row["prior_status"]) if row["prior_status"] else None,
+        corroborations=int(row.get("corroborations") or 1),
+        sources=tuple(Source(s) for s in row.get("sources") or ()),
+        last_stated=from_db_time(row.get("last_stated")),
     )
 
 

@@ -23,7 +23,7 @@ import numpy as np
 
 from hippograph.domain.errors import InternalError
 from hippograph.domain.models import Fact
-from hippograph.store.lance_tables import open_table
+from hippograph.store.lance_tables import open_table, rewrite_table
 
 log = logging.getLogger(__name__)
 
@@ -66,6 +66,17 @@ def id_list(ids: Iterable[str]) -> str:
             raise InternalError(f"not a hippograph id: {value!r}")
         checked.append(_sql_literal(value))
     return "(" + ", ".join(checked) + ")"
+
+
+def unit(vector: Any) -> np.ndarray:
+    """A query vector as ``nearest`` compares it: float32, unit length."""
+    query = np.asarray(vector, dtype=np.float32)
+    return query / (np.linalg.norm(query) or 1.0)
+
+
+def as_stored(vector: Any) -> np.ndarray:
+    """A vector as the index holds it (half precision), as float32 for arithmetic."""
+    return np.asarray(vector, dtype=np.float16).astype(np.float32)
 
 
 @dataclass(frozen=True)
@@ -373,6 +384,23 @@ class VectorStore:
                     if self._matrix is not None:
                         self._matrix = self._matrix.without(set(ids))
 
+    def erase(self, facts: Sequence[str], entities: Sequence[str]) -> None:
+        """Delete rows so that nothing of them is left on disk (a purge): every table rewritten
+        from its remaining rows, older versions and their files removed, indexes built again."""
+        with self._writing():
+            self._flush_locked()
+            for name, ids in (("facts", facts), ("entities", entities)):
+                if ids:
+                    self._tables[name].delete(f"id IN {id_list(ids)}")
+            for name in _TABLES:
+                had_ann = self.has_vector_index(name)
+                self._tables[name] = rewrite_table(self._db, name, self._tables[name])
+                if had_ann:
+                    self._build_vector_index(name)
+            self._pending_fragments = 0
+            with self._buffer_lock:
+                self._matrix, self._matrix_loaded = None, False
+
     def has_vector_index(self, table: str) -> bool:
         return any("vector" in idx.columns for idx in self._tables[table].list_indices())
 
@@ -384,10 +412,13 @@ class VectorStore:
         """
         if self.has_vector_index(table) or self.count(table) < min_rows:
             return False
+        self._build_vector_index(table)
+        return True
+
+    def _build_vector_index(self, table: str) -> None:
         from lancedb.index import IvfHnswSq
 
         self._tables[table].create_index("vector", config=IvfHnswSq(distance_type="cosine"), replace=False)
-        return True
 
     def optimize(self, *, closing: bool = False) -> None:
         with self._writing():
@@ -423,6 +454,31 @@ class VectorStore:
             query = query.where(clause, prefilter=True)
         rows = query.select(["id", "_distance"]).to_list()
         return [Hit(r["id"], 1.0 - float(r["_distance"]), i) for i, r in enumerate(rows, 1)]
+
+    def nearest(self, table: str, vector: np.ndarray, k: int, where: Filter) -> list[Hit]:
+        """The ``k`` rows nearest ``vector`` with their exact cosine similarity to the stored
+        (half-precision) vectors, buffered rows included, without writing the buffer first.
+
+        For remember, which must not pay for a flush (~10 ms) nor see an ANN index's 8-bit
+        distances (a threshold is applied to them): LanceDB proposes candidates, the similarity
+        is computed here from the vectors it returns.
+        """
+        query = unit(vector)
+        # Under the write lock no flush is in flight: every row is in LanceDB or in the buffer.
+        with self._lock:
+            with self._buffer_lock:
+                buffered = [dict(r) for r in self._buffered[table].values()]
+            clause = where.sql()
+            search = self._tables[table].search(query).distance_type("cosine").limit(k).nprobes(_NPROBES)
+            if clause:
+                search = search.where(clause, prefilter=True)
+            rows = search.select(["id", "vector", "_distance"]).to_list()
+        found = {str(r["id"]): as_stored(r["vector"]) for r in rows}
+        for row in buffered:
+            if where.matches(row):
+                found[str(row["id"])] = as_stored(row["vector"])
+        scored = sorted(((float(v @ query), fid) for fid, v in found.items()), key=lambda s: (-s[0], s[1]))
+        return [Hit(fid, sim, rank) for rank, (sim, fid) in enumerate(scored[:k], 1)]
 
     def _entity_matrix(self) -> _Matrix | None:
         """The entities in memory (read on first use), or None when there are too many."""

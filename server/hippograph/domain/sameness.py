@@ -1,0 +1,347 @@
+"""Is a new statement one memory already holds, one that disputes it, or just a neighbour? Pure rules.
+
+``remember`` finds the active facts nearest to a new statement by meaning (cosine similarity of
+their embeddings) and asks ``judge`` about each. Similarity alone cannot tell a restatement
+from a change: "Rosa's favourite food is sushi" / "... is pizza" and "The user likes concise
+answers" / "The user prefers concise answers" are equally close. So a pair is the same
+statement only when it is close (``MIN_SIMILARITY``, measured by ``python -m bench.duplicates``)
+*and* the words that carry its values agree (``compare``): the same
+content words (modulo inflection, British/American spelling and a closed list of
+function and liking words), the same numbers, the same negation, names in the same order.
+The guard has no tuned constant: a restatement may reword, never replace a value.
+
+A close pair about the same subject that fails the guard is a likely conflict: the caller is
+shown it. Only an exact denial (the same words, one side negated) is sure enough for a
+CONTRADICTS edge. Everything here is a function of texts and values: no I/O, no model.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass
+from datetime import datetime
+from enum import StrEnum
+
+from hippograph.domain.models import Fact, FactKind, name_key
+
+# How close (cosine similarity of the stored vectors) a stored fact must be to a new statement to
+# be weighed at all: to be shown to the caller, flagged as a conflict, or found to be the same.
+# Chosen by 5-fold cross-validation on bench/data/duplicate_pairs.jsonl and scored on the folds
+# it was not chosen on, and on a test set it never saw (``python -m bench.duplicates``). Whether a
+# close pair is the same statement is the guard's call (``compare``), not this number's.
+MIN_SIMILARITY = 0.76
+
+
+class Verdict(StrEnum):
+    SAME = "same"  # a restatement: corroborate the stored fact instead of storing a copy
+    CONTRADICTS = "contradicts"  # an exact denial of the stored fact: both kept, linked
+    CONFLICT = "conflict"  # likely says something else about the same thing: shown, not linked
+    SIMILAR = "similar"  # close, but neither: shown
+    UNRELATED = "unrelated"  # not close enough to show
+
+
+class Difference(StrEnum):
+    """Why two close statements are not one: the first that applies."""
+
+    NEGATION = "negation"  # one denies what the other asserts
+    NUMBER = "number"  # their numbers differ
+    NAME = "name"  # a name differs, or names swap places
+    VALUE = "value"  # a content word differs
+    ORDER = "order"  # the same words compared the other way round ("tea over coffee")
+    STRUCTURE = "structure"  # their subject/predicate/object values differ
+    CLAIM = "claim"  # only the new one states a subject/predicate/object claim: kept as its own fact
+    TIME = "time"  # they happened at different times
+    EVENT = "event"  # conversation turns are events: never merged
+
+
+# Differences in what a statement says (a conflict if the subject is shared), as opposed to
+# differences in when or how it was said.
+_CONTENT_DIFFERENCES = frozenset(
+    {
+        Difference.NEGATION,
+        Difference.NUMBER,
+        Difference.NAME,
+        Difference.VALUE,
+        Difference.ORDER,
+        Difference.STRUCTURE,
+    }
+)
+
+
+@dataclass(frozen=True)
+class Judgement:
+    verdict: Verdict
+    difference: Difference | None = None
+
+
+# ---------------------------------------------------------------- the lexicon (closed classes only)
+
+# Function words (NLTK's English list without its negations, which are counted, not dropped).
+_FUNCTION = frozenset(
+    """a about above after again against all am an and any are as at be because been before being
+    below between both but by can could d did do does doing down during each every few for from
+    further had has have having he her here hers herself him himself his how i if in into is it its
+    itself just ll m ma me more most my myself now o of off on once only or other our ours ourselves
+    out over own re s same she should so some such t than that the their theirs them themselves then
+    there these they this those through to too under until up ve very was we were what when where
+    which while who whom why will with would y you your yours yourself yourselves also""".split()
+)
+# Words that state the holder's liking without changing what is liked: restatements swap them.
+_LIKING = frozenset("like likes love loves prefer prefers enjoy enjoys".split())
+# Intensifiers and hedges that do not change a statement's value.
+_HEDGES = frozenset("really quite actually definitely strongly generally".split())
+_NEGATIONS = frozenset("not no never none nobody nothing nowhere neither nor without cannot".split())
+# Words that make a statement compare two things in order: "tea over coffee" is not "coffee over tea".
+_COMPARATIVES = frozenset("than over instead rather versus vs".split())
+_CLITICS = frozenset("m re ve ll d s".split())
+_NUMBER_WORDS = {
+    word: str(value)
+    for value, word in enumerate(
+        "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
+        "fifteen sixteen seventeen eighteen nineteen twenty".split()
+    )
+} | {"thirty": "30", "forty": "40", "fifty": "50", "hundred": "100", "thousand": "1000", "once": "1x"}
+_NUMBER_WORDS |= {"twice": "2x", "million": "1000000", "dozen": "12", "half": "0.5"}
+
+_TOKEN = re.compile(r"[^\W_]+(?:['’.:,/-][^\W_]+)*", re.UNICODE)
+_PARTS = re.compile(r"[^\W_]+(?:['’][^\W_]+)*", re.UNICODE)
+_SENTENCE_END = re.compile(r"[.!?;:]")
+_COORDINATORS = frozenset({"and", "or", "&"})
+# Days and months say when, not who: they may move about a sentence ("Every Monday, send ...").
+_TIME_NAMES = frozenset(
+    "monday tuesday wednesday thursday friday saturday sunday january february march april may june "
+    "july august september october november december".split()
+)
+
+
+@dataclass(frozen=True)
+class _Words:
+    """What ``compare`` reads from one text."""
+
+    content: tuple[str, ...]  # normalised content words, in order
+    # Content words in order, words joined by "and", "or" or a comma sharing one slot.
+    slots: tuple[frozenset[str], ...]
+    capitalised: frozenset[str]  # written with a capital anywhere
+    inner_capitalised: frozenset[str]  # ... and not as a sentence's first word
+    numbers: tuple[str, ...]  # sorted
+    negations: int
+    comparative: bool
+
+
+def _normal(word: str) -> str:
+    """One spelling per word: lowercase, no possessive, singular, -ing dropped, American spelling."""
+    w = word.casefold().replace("’", "'")
+    if w.endswith("'s"):
+        w = w[:-2]
+    w = w.replace("'", "")
+    if len(w) > 4 and w.endswith("ies"):
+        w = w[:-3] + "y"
+    elif len(w) > 4 and w.endswith(("sses", "xes", "ches", "shes")):
+        w = w[:-2]
+    elif len(w) > 3 and w.endswith("s") and not w.endswith(("ss", "us")):
+        w = w[:-1]
+    if len(w) > 5 and w.endswith("ing"):
+        w = w[:-3]
+        if len(w) > 2 and w[-1] == w[-2] and w[-1] not in "ls":
+            w = w[:-1]  # running -> run
+    if len(w) >= 6:
+        w = re.sub(r"(?<=[^aeiou])our(?=$|ite|ed|s$)", "or", w)  # colour, favourite, flavoured
+        w = re.sub(r"is(?=e$|ed$|es$|ation)", "iz", w)  # organise, realised, organisation
+    return w
+
+
+def _read(text: str) -> _Words:
+    content: list[str] = []
+    slots: list[set[str]] = []
+    capitalised: set[str] = set()
+    inner: set[str] = set()
+    numbers: list[str] = []
+    negations = 0
+    comparative = False
+    joined = False  # the last word was a content word, then only a coordinator or a comma
+    last_end = 0
+    for token in _TOKEN.finditer(text):
+        gap = text[last_end : token.start()]
+        initial = last_end == 0 or bool(_SENTENCE_END.search(gap))
+        joined = joined and gap.strip() in ("", ",")
+        last_end = token.end()
+        if any(ch.isdigit() for ch in token.group()):
+            numbers.append(token.group().casefold().replace(",", ""))
+            joined = False
+            continue
+        for part in _PARTS.finditer(token.group()):
+            raw = part.group()
+            lower = raw.casefold().replace("’", "'")
+            word = _normal(raw)
+            head, _, clitic = lower.partition("'")
+            if lower.endswith("n't") or lower in _NEGATIONS:
+                negations += 1
+            elif clitic in _CLITICS and head in _FUNCTION:
+                pass  # I'm, it's, we've, they'll, you'd
+            elif lower in _NUMBER_WORDS:
+                numbers.append(_NUMBER_WORDS[lower])
+            elif word and not {word, lower} & (_FUNCTION | _LIKING | _HEDGES):
+                content.append(word)
+                if joined and slots:
+                    slots[-1].add(word)
+                else:
+                    slots.append({word})
+                if any(ch.isupper() for ch in raw):
+                    capitalised.add(word)
+                    if not initial:
+                        inner.add(word)
+                joined = True
+                initial = False
+                continue
+            comparative |= lower in _COMPARATIVES
+            joined = joined and lower in _COORDINATORS
+            initial = False
+    return _Words(
+        tuple(content),
+        tuple(frozenset(slot) for slot in slots),
+        frozenset(capitalised),
+        frozenset(inner),
+        tuple(sorted(numbers)),
+        negations,
+        comparative,
+    )
+
+
+def _names(x: _Words, y: _Words) -> frozenset[str]:
+    """The words either text writes as a name: capitalised inside a sentence, or in both texts
+    (a capital on a sentence's first word alone says nothing)."""
+    return x.inner_capitalised | y.inner_capitalised | (x.capitalised & y.capitalised)
+
+
+def compare(a: str, b: str) -> Difference | None:
+    """The first difference in what two texts say, or None when they say it in other words.
+
+    In order: negation (how many negating words each has), numbers (as a multiset, number
+    words read as digits), names and other content words (as sets: a word of one that the
+    other lacks), then order (names, and every shared word when either compares two things).
+    """
+    x, y = _read(a), _read(b)
+    if x.negations != y.negations:
+        return Difference.NEGATION
+    if x.numbers != y.numbers:
+        return Difference.NUMBER
+    only = set(x.content) ^ set(y.content)
+    names = _names(x, y)
+    if only:
+        return Difference.NAME if only & names else Difference.VALUE
+    # Who does what to whom: the names (not days or months) in the same order, but a list of
+    # names ("Japanese and English") in any order.
+    people = names - _TIME_NAMES
+    if _order(x.slots, people) != _order(y.slots, people):
+        return Difference.NAME
+    if (x.comparative or y.comparative) and _order(x.slots) != _order(y.slots):
+        return Difference.ORDER
+    return None
+
+
+def _order(slots: tuple[frozenset[str], ...], among: frozenset[str] | None = None) -> list[frozenset[str]]:
+    """The slots' words (those ``among``, if given) in order, each word at its first place."""
+    seen: set[str] = set()
+    order = []
+    for slot in slots:
+        words = frozenset(w for w in slot if (among is None or w in among) and w not in seen)
+        seen |= words
+        if words:
+            order.append(words)
+    return order
+
+
+def same_subject(a: str, b: str) -> bool:
+    """Whether two texts are about the same someone or something: a name they share, or the same
+    first content word ("The user ..." / "User ...", "The standup ..." / "The standup ...")."""
+    x, y = _read(a), _read(b)
+    if _names(x, y) & set(x.content) & set(y.content):
+        return True
+    return bool(x.content and y.content and x.content[0] == y.content[0])
+
+
+def answers(query: str, text: str) -> bool:
+    """Whether ``text`` holds every content word and number of ``query`` (which has some): how
+    ``correct(query=...)`` knows which fact a caller means, or that it cannot tell."""
+    q, t = _read(query), _read(text)
+    if not q.content and not q.numbers:
+        return False
+    return set(q.content) <= set(t.content) and not Counter(q.numbers) - Counter(t.numbers)
+
+
+# ---------------------------------------------------------------- facts
+
+
+def _value_key(value: str | None) -> str:
+    return " ".join((value or "").casefold().split())
+
+
+def _structural(new: Fact, old: Fact) -> Difference | None:
+    """Differences the facts' fields show, whatever their texts say."""
+    if FactKind.EPISODE in (new.kind, old.kind):
+        return Difference.EVENT
+    if (new.kind is FactKind.NEGATIVE) != (old.kind is FactKind.NEGATIVE):
+        return Difference.NEGATION
+    if new.event_time and old.event_time and not _same_day(new.event_time, old.event_time):
+        return Difference.TIME
+    if new.subject and new.predicate and old.subject and old.predicate:
+        if (name_key(new.subject), name_key(new.predicate)) != (
+            name_key(old.subject),
+            name_key(old.predicate),
+        ):
+            return Difference.STRUCTURE
+        if _value_key(new.object) != _value_key(old.object):
+            return Difference.STRUCTURE
+    elif new.predicate and not old.predicate:
+        # The new one states a claim the stored one lacks: kept, so the conflict rule can use it.
+        return Difference.CLAIM
+    return None
+
+
+def _same_day(a: datetime, b: datetime) -> bool:
+    return a.date() == b.date()
+
+
+def judge(new: Fact, old: Fact, similarity: float, *, min_similarity: float = MIN_SIMILARITY) -> Judgement:
+    """What ``new`` is to the stored active ``old`` of the same scope, ``similarity`` apart.
+
+    Below ``min_similarity``: UNRELATED. Otherwise SAME when nothing differs (``compare``, and
+    the fields: kinds, event day, subject/predicate/object); CONTRADICTS when the words are the
+    same but one is negated (or a negative fact), about the same subject; CONFLICT when a value,
+    number, name or negation differs about the same subject; else SIMILAR.
+    """
+    if similarity < min_similarity:
+        return Judgement(Verdict.UNRELATED)
+    structural = _structural(new, old)
+    worded = compare(new.content, old.content)
+    if structural is None and worded is Difference.VALUE and _same_claim(new, old):
+        worded = None  # one claim in other words: "Ken lives in Osaka" / "Ken is based in Osaka"
+    difference = structural or worded
+    if difference is None:
+        return Judgement(Verdict.SAME)
+    if difference not in _CONTENT_DIFFERENCES or not _about_the_same(new, old):
+        return Judgement(Verdict.SIMILAR, difference)
+    if difference is Difference.NEGATION and compare(_affirmed(new), _affirmed(old)) is None:
+        return Judgement(Verdict.CONTRADICTS, difference)
+    return Judgement(Verdict.CONFLICT, difference)
+
+
+def _same_claim(new: Fact, old: Fact) -> bool:
+    """Both state a whole subject-predicate-object claim (``_structural`` found them equal)."""
+    return all((new.subject, new.predicate, new.object, old.subject, old.predicate, old.object))
+
+
+def _about_the_same(new: Fact, old: Fact) -> bool:
+    if new.subject and old.subject:
+        return name_key(new.subject) == name_key(old.subject)
+    return same_subject(new.content, old.content)
+
+
+def _affirmed(fact: Fact) -> str:
+    """The fact's words without its negations (a negative fact's content usually is one)."""
+    return " ".join(
+        word
+        for word in fact.content.split()
+        if word.casefold().strip(".,;:!?") not in _NEGATIONS and not word.casefold().endswith("n't")
+    )

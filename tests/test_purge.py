@@ -1,0 +1,147 @@
+"""forget(purge=True): no file of the data dir keeps the fact's text; a tombstone keeps its chains."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from hippograph.config import Settings
+from hippograph.domain.models import EdgeType
+from hippograph.service import curation
+from hippograph.service.memory import Memory
+from hippograph.store.embed import FastEmbedder
+from testkit.process import run_cli as hippograph
+
+# Each appears once, in the purged fact only: its content, evidence, entity, tag and claim.
+TOKENS = ("xylophonequark", "evidencequark", "Quarkzilla", "quarktag", "quarkvalue")
+
+
+def files_holding(data_dir: Path, tokens: tuple[str, ...] = TOKENS) -> dict[str, list[str]]:
+    """token -> files of the data dir whose bytes hold it (any case), the model's files left out."""
+    found: dict[str, list[str]] = {}
+    for path in sorted(data_dir.rglob("*")):
+        if not path.is_file() or "models" in path.relative_to(data_dir).parts:
+            continue
+        data = path.read_bytes().lower()
+        for token in tokens:
+            if token.lower().encode() in data:
+                found.setdefault(token, []).append(str(path.relative_to(data_dir)))
+    return found
+
+
+def fill(memory: Memory) -> tuple[str, str, str]:
+    """A store where the secret turn sits in a session chain and a supersedes chain:
+    (before it, it, after it)."""
+    for i in range(30):
+        memory.remember(f"Filler fact {i}: the garden has {i} rose bushes", tags=["garden"])
+    memory.remember("Bob reviewed the garden plan", entities=["Bob"])
+    first = memory.remember("Standup: we talked about the release", kind="episode", session_id="s1")
+    secret = memory.remember(
+        "Standup: the launch codeword is xylophonequark",
+        kind="episode",
+        session_id="s1",
+        entities=["Quarkzilla"],
+        tags=["quarktag"],
+        evidence="evidencequark was said aloud",
+        subject="launch",
+        predicate="codeword",
+        object="quarkvalue",
+    )
+    after = memory.remember("Standup: next we fix the build", kind="episode", session_id="s1")
+    memory.remember("Standup: next we fix the build", kind="episode", session_id="s1")
+    assert memory.search("what is the launch codeword").results[0].id == secret.id  # logged access
+    return first.id, secret.id, after.id
+
+
+def test_a_purged_fact_leaves_no_file_holding_its_text(settings: Settings, embedder: FastEmbedder) -> None:
+    memory = Memory.open(settings, embedder=embedder)
+    try:
+        before, secret, after = fill(memory)
+        newer = memory.correct("Standup: the launch codeword changed", fact_id=secret, tags=[], entities=[])
+        memory.vectors.optimize()
+        assert set(files_holding(settings.data_dir)) >= {"xylophonequark", "quarktag"}
+
+        tomb = memory.forget(secret, reason="delete xylophonequark", purge=True)
+
+        assert (tomb.id, tomb.status, tomb.content, tomb.entities, tomb.tags) == (
+            secret,
+            "purged",
+            "",
+            [],
+            [],
+        )
+        assert memory.forget(secret, purge=True) == tomb  # idempotent
+        # The chains keep their place: the session's turns and the correction go through it.
+        edges = {(e.type, e.src, e.dst) for e in memory.graph.read.fact_edges([secret])}
+        assert edges == {
+            (EdgeType.NEXT, before, secret),
+            (EdgeType.NEXT, secret, after),
+            (EdgeType.SUPERSEDES, newer.id, secret),
+        }
+        assert [(f.id, f.content) for f in memory.explain(newer.id).supersedes] == [(secret, "")]
+        everything = memory.search("launch codeword xylophonequark", include_history=True, limit=50)
+        assert secret not in {h.id for h in everything.results}
+        assert "xylophonequark" not in memory.recall("the launch codeword").narrative
+        exported = memory.export()
+        assert secret not in exported["jsonl"]
+        assert not any(t.lower() in exported["jsonl"].lower() for t in TOKENS)
+        assert memory.graph.check_mirror(repair=False) == []
+        # Quarkzilla named only the purged fact; the tag and the claim were its alone too.
+        assert memory.entities.resolve("Quarkzilla", "global") is None
+        assert memory.entities.resolve("Bob", "global") is not None
+    finally:
+        memory.close()
+
+    assert files_holding(settings.data_dir) == {}
+    reopened = Memory.open(settings, embedder=embedder)
+    try:
+        assert reopened.reconcile().added == 0 and reopened.graph.check_mirror(repair=False) == []
+        # The next turn was indexed with the purged one as context; it is found by its own words.
+        assert reopened.search("what will we fix").results[0].content == "Standup: next we fix the build"
+        assert reopened.graph.get_fact(secret).status.value == "purged"  # type: ignore[union-attr]
+    finally:
+        reopened.close()
+    assert files_holding(settings.data_dir) == {}
+
+
+def test_an_interrupted_purge_is_finished_by_the_next_open(
+    settings: Settings, embedder: FastEmbedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    memory = Memory.open(settings, embedder=embedder)
+    try:
+        _, secret, _ = fill(memory)
+        # The process dies after the graph committed the purge, before the stores are rewritten.
+        monkeypatch.setattr(curation, "finish_purge", lambda stores: None)
+        memory.forget(secret, purge=True)
+    finally:
+        memory.close()
+    # What the rewrite is for: Kùzu keeps overwritten strings in its file's free pages.
+    assert "graph.kuzu" in files_holding(settings.data_dir).get("xylophonequark", [])
+
+    monkeypatch.undo()
+    reopened = Memory.open(settings, embedder=embedder)
+    try:
+        assert reopened.graph.get_meta(curation.PURGE_PENDING) == ""
+        assert reopened.graph.get_fact(secret).status.value == "purged"  # type: ignore[union-attr]
+    finally:
+        reopened.close()
+    assert files_holding(settings.data_dir) == {}
+
+
+def test_the_cli_purges_by_id(settings: Settings, embedder: FastEmbedder, models_dir: Path) -> None:
+    memory = Memory.open(settings, embedder=embedder)
+    try:
+        secret = memory.remember("The spare key code is xylophonequark").id
+        memory.remember("The garden has roses")
+    finally:
+        memory.close()
+
+    done = hippograph(settings.data_dir, models_dir, "forget", "--purge", secret, "--json")
+
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["status"] == "purged"
+    assert files_holding(settings.data_dir) == {}
+    missing = hippograph(settings.data_dir, models_dir, "forget", "--purge", "f_0000000000000000")
+    assert missing.returncode == 1 and "no fact has id f_0000000000000000" in missing.stderr

@@ -1,0 +1,156 @@
+"""The sameness rule, pure: restatements merge, changed values and denials never do."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import UTC, datetime
+
+import pytest
+
+from hippograph.domain import lifecycle as lc
+from hippograph.domain.models import Fact, FactKind, FactStatus, Provenance, Source
+from hippograph.domain.sameness import Difference, Verdict, answers, compare, judge, same_subject
+
+NOW = datetime(2024, 5, 1, 9, 0, tzinfo=UTC)
+
+
+def fact(content: str, **fields: object) -> Fact:
+    base = Fact(
+        id="f_00000000000000a1",
+        content=content,
+        kind=FactKind.FACT,
+        status=FactStatus.STAGED,
+        confidence=0.8,
+        source=Source.CONVERSATION,
+        provenance=Provenance.OBSERVED,
+        scope="global",
+        created_at=NOW,
+        valid_from=NOW,
+    )
+    return replace(base, **fields)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("The user likes concise answers without emojis", "The user prefers concise answers with no emojis"),
+        ("Rosa's favourite food is sushi", "Rosa's favorite food is sushi."),
+        ("Rosa's favourite food is sushi", "Sushi is Rosa's favourite food"),
+        ("Alice drinks tea every morning", "Every morning Alice drinks tea"),
+        ("I am allergic to peanuts", "I'm allergic to peanuts"),
+        ("The user has two cats", "The user has 2 cats"),
+        ("Hana speaks Japanese and English", "Hana speaks English and Japanese"),
+        ("Send the weekly report to Dana every Monday", "Every Monday, send the weekly report to Dana"),
+    ],
+)
+def test_rewordings_say_the_same(a: str, b: str) -> None:
+    assert compare(a, b) is None
+    assert compare(b, a) is None
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "difference"),
+    [
+        (
+            "The user likes concise answers without emojis",
+            "The user likes concise answers with emojis",
+            "negation",
+        ),
+        ("Alice drinks tea every morning", "Alice doesn't drink tea in the morning", "negation"),
+        ("The standup is at 9:30", "The standup is at 10:00", "number"),
+        ("The user has two cats", "The user has three cats", "number"),
+        ("Rosa's favourite food is sushi", "Rosa's favourite food is pizza", "value"),
+        ("The user is left-handed", "The user is right-handed", "value"),
+        ("Bob works at Acme", "Bob works at Globex", "name"),
+        ("Jonas reports to Greta", "Greta reports to Jonas", "name"),
+        ("The user prefers tea over coffee", "The user prefers coffee over tea", "order"),
+        ("Alice drinks tea every morning", "Alice drinks green tea every morning", "value"),
+    ],
+)
+def test_a_changed_value_or_a_denial_is_a_difference(a: str, b: str, difference: str) -> None:
+    assert compare(a, b) == Difference(difference)
+    assert compare(b, a) == Difference(difference)
+
+
+def test_same_subject_reads_names_or_the_first_content_word() -> None:
+    assert same_subject("Rosa's favourite food is sushi", "Rosa loves pizza")
+    assert not same_subject("Rosa's favourite food is sushi", "Marco's favourite food is sushi")
+    assert same_subject("The user likes tea", "User prefers coffee")
+    assert not same_subject("The standup is at 9:30", "The retro is at 9:30")
+
+
+def test_judge_merges_only_a_close_restatement() -> None:
+    old = fact("The user likes concise answers without emojis")
+    again = fact("The user prefers concise answers with no emojis", id="f_00000000000000a2")
+    assert judge(again, old, 0.95).verdict is Verdict.SAME
+    assert judge(again, old, 0.5).verdict is Verdict.UNRELATED
+
+
+def test_judge_flags_a_changed_value_about_the_same_subject_and_links_only_a_denial() -> None:
+    sushi = fact("Rosa's favourite food is sushi")
+    pizza = fact("Rosa's favourite food is pizza", id="f_00000000000000a2")
+    assert judge(pizza, sushi, 0.8) == judge(pizza, sushi, 0.99)
+    assert judge(pizza, sushi, 0.8).verdict is Verdict.CONFLICT
+    assert judge(pizza, sushi, 0.8).difference is Difference.VALUE
+    denial = fact("Rosa's favourite food is not sushi", id="f_00000000000000a3")
+    assert judge(denial, sushi, 0.9).verdict is Verdict.CONTRADICTS
+    other = fact("Marco's favourite food is pizza", id="f_00000000000000a4")
+    assert judge(other, sushi, 0.8).verdict is Verdict.SIMILAR
+
+
+def test_judge_reads_the_fields_too() -> None:
+    said = fact("We shipped the release", event_time=NOW)
+    assert (
+        judge(replace(said, id="f_00000000000000a2", kind=FactKind.EPISODE), said, 1.0).verdict
+        is Verdict.SIMILAR
+    )
+    later = replace(said, id="f_00000000000000a2", event_time=datetime(2024, 6, 1, tzinfo=UTC))
+    assert judge(later, said, 1.0).difference is Difference.TIME
+    denied = replace(said, id="f_00000000000000a2", kind=FactKind.NEGATIVE)
+    assert judge(denied, said, 1.0).verdict is Verdict.CONTRADICTS
+    # One claim in other words is one statement; another value is a conflict.
+    osaka = fact("Ken lives in Osaka", subject="Ken", predicate="lives_in", object="Osaka")
+    based = fact(
+        "Ken is based in Osaka", id="f_00000000000000a2", subject="Ken", predicate="lives_in", object="Osaka"
+    )
+    assert judge(based, osaka, 0.9).verdict is Verdict.SAME
+    kyoto = replace(based, content="Ken is based in Kyoto", object="Kyoto")
+    assert judge(kyoto, osaka, 0.9).verdict is Verdict.CONFLICT
+    # A claim the stored fact lacks is kept as a fact of its own.
+    free = fact("Ken lives in Osaka")
+    assert judge(osaka, free, 1.0).verdict is Verdict.SIMILAR
+
+
+def test_answers_needs_every_word_of_the_query() -> None:
+    assert answers("where does Alice live", "Alice lives in Berlin")
+    assert not answers("zzqx quantum llama", "Alice lives in Berlin")
+    assert not answers("the", "Alice lives in Berlin")
+    assert answers("standup 9:30", "The standup is at 9:30")
+
+
+def test_corroborate_strengthens_and_purge_erases() -> None:
+    old = fact("The user likes tea", evidence="we talked about drinks")
+    later = datetime(2024, 6, 1, tzinfo=UTC)
+    said = fact("The user likes tea", id="f_00000000000000a2", source=Source.USER_EDIT, confidence=1.0,
+                provenance=Provenance.USER_STATED, evidence="the user said so")  # fmt: skip
+    strong = lc.corroborate(old, said, later)
+    assert (strong.id, strong.content, strong.corroborations) == (old.id, old.content, 2)
+    assert strong.status is FactStatus.CONFIRMED and not strong.pinned
+    assert strong.confidence == 1.0 and strong.source is Source.USER_EDIT
+    assert strong.sources == (Source.CONVERSATION, Source.USER_EDIT)
+    assert strong.provenance is Provenance.USER_STATED and strong.evidence == "the user said so"
+    assert strong.last_stated == later
+    weak = lc.corroborate(
+        old, replace(said, source=Source.CONVERSATION, confidence=0.8, evidence=None), later
+    )
+    assert round(weak.confidence, 6) == 0.96 and weak.evidence == "we talked about drinks"
+    # Stated again 200 days later, it is as fresh as a new fact.
+    assert lc.decay_factor(strong, datetime(2024, 6, 2, tzinfo=UTC)) == 1.0
+
+    tomb = lc.purge(replace(strong, subject="user", predicate="likes", object="tea", tags=("drinks",)), later)
+    assert tomb.status is FactStatus.PURGED and tomb.id == old.id
+    assert (tomb.content, tomb.evidence, tomb.subject, tomb.object, tomb.tags) == ("", None, None, None, ())
+    assert lc.purge(tomb, later) == tomb
+    assert lc.retract(tomb, later, "again") == tomb
+    with pytest.raises(lc.InvalidTransition, match="forgotten"):
+        lc.check_correctable(tomb)
