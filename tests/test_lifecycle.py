@@ -10,6 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from hippograph.domain import lifecycle as lc
+from hippograph.domain.conflicts import ConflictOutcome as Outcome
+from hippograph.domain.conflicts import is_single_valued, resolve_conflict
 from hippograph.domain.errors import InvalidTransition
 from hippograph.domain.models import Fact, FactKind, FactStatus, Provenance, Source, TtlPolicy
 
@@ -60,7 +62,7 @@ def test_policy_freezes_a_copy_of_mappings_from_settings() -> None:
 
 def test_policy_normalises_configured_multi_valued_predicates() -> None:
     policy = lc.LifecyclePolicy(multi_valued_predicates=frozenset({"Plays With"}))
-    assert not lc.is_single_valued("plays_with", policy)
+    assert not is_single_valued("plays_with", policy)
 
 
 @pytest.mark.parametrize(
@@ -392,20 +394,23 @@ def test_retracting_a_superseded_fact_keeps_when_and_as_what_it_was_last_held() 
 @pytest.mark.parametrize(
     ("new", "expected"),
     [
-        (newer(confidence=0.95), lc.ConflictOutcome.SUPERSEDE),
-        (newer(confidence=0.9), lc.ConflictOutcome.CONTRADICT),
-        (newer(confidence=0.7), lc.ConflictOutcome.CONTRADICT),
-        (newer(confidence=0.5, source=Source.USER_EDIT), lc.ConflictOutcome.SUPERSEDE),
-        (newer(confidence=0.5, provenance=Provenance.USER_CORRECTED), lc.ConflictOutcome.SUPERSEDE),
-        (newer(confidence=0.95, subject=" ALICE ", predicate="Lives In"), lc.ConflictOutcome.SUPERSEDE),
-        (newer(confidence=0.95, object=" berlin "), lc.ConflictOutcome.NONE),
-        (newer(confidence=0.95, subject="Bob"), lc.ConflictOutcome.NONE),
-        (newer(confidence=0.95, predicate="works_at"), lc.ConflictOutcome.NONE),
-        (newer(confidence=0.95, predicate="likes"), lc.ConflictOutcome.NONE),
-        (newer(confidence=0.95, subject=None), lc.ConflictOutcome.NONE),
-        (newer(confidence=0.95, predicate=""), lc.ConflictOutcome.NONE),
-        (newer(confidence=0.95, object=None), lc.ConflictOutcome.NONE),
-        (newer(confidence=0.95, scope="project:x"), lc.ConflictOutcome.NONE),
+        (newer(confidence=0.95), Outcome.SUPERSEDE),
+        (newer(confidence=0.9), Outcome.CONTRADICT),
+        (newer(confidence=0.7), Outcome.CONTRADICT),
+        (newer(confidence=0.5, source=Source.USER_EDIT), Outcome.SUPERSEDE),
+        (newer(confidence=0.5, provenance=Provenance.USER_CORRECTED), Outcome.SUPERSEDE),
+        (
+            newer(confidence=0.95, subject=" ALICE ", predicate="Lives In"),
+            Outcome.SUPERSEDE,
+        ),
+        (newer(confidence=0.95, object=" berlin "), Outcome.NONE),
+        (newer(confidence=0.95, subject="Bob"), Outcome.NONE),
+        (newer(confidence=0.95, predicate="works_at"), Outcome.NONE),
+        (newer(confidence=0.95, predicate="likes"), Outcome.NONE),
+        (newer(confidence=0.95, subject=None), Outcome.NONE),
+        (newer(confidence=0.95, predicate=""), Outcome.NONE),
+        (newer(confidence=0.95, object=None), Outcome.NONE),
+        (newer(confidence=0.95, scope="project:x"), Outcome.NONE),
     ],
     ids=[
         "confident-supersedes",
@@ -424,41 +429,38 @@ def test_retracting_a_superseded_fact_keeps_when_and_as_what_it_was_last_held() 
         "other-scope",
     ],
 )
-def test_conflict_rule(new: Fact, expected: lc.ConflictOutcome) -> None:
-    assert lc.resolve_conflict(new, fact()) is expected
+def test_conflict_rule(new: Fact, expected: Outcome) -> None:
+    assert resolve_conflict(new, fact()) is expected
 
 
 @pytest.mark.parametrize("status", [FactStatus.SUPERSEDED, FactStatus.RETRACTED])
 def test_conflict_ignores_history(status: FactStatus) -> None:
-    assert lc.resolve_conflict(newer(confidence=1.0), fact(status=status)) is lc.ConflictOutcome.NONE
+    assert resolve_conflict(newer(confidence=1.0), fact(status=status)) is Outcome.NONE
 
 
 def test_a_fact_never_conflicts_with_itself() -> None:
-    assert lc.resolve_conflict(fact(confidence=1.0), fact(object="Paris")) is lc.ConflictOutcome.NONE
+    assert resolve_conflict(fact(confidence=1.0), fact(object="Paris")) is Outcome.NONE
 
 
 def test_pinned_fact_yields_only_to_the_user() -> None:
     pinned = lc.confirm(fact(), NOW)
-    assert lc.resolve_conflict(newer(confidence=0.99), pinned) is lc.ConflictOutcome.CONTRADICT
-    assert lc.resolve_conflict(newer(source=Source.USER_EDIT), pinned) is lc.ConflictOutcome.SUPERSEDE
+    assert resolve_conflict(newer(confidence=0.99), pinned) is Outcome.CONTRADICT
+    assert resolve_conflict(newer(source=Source.USER_EDIT), pinned) is Outcome.SUPERSEDE
 
 
 def test_denial_conflicts_with_the_same_assertion_even_on_multi_valued_predicates() -> None:
     likes = fact(predicate="likes", object="jazz")
     denial = fact(id="f_new", kind=FactKind.NEGATIVE, predicate="likes", object="Jazz", confidence=0.95)
-    assert lc.resolve_conflict(denial, likes) is lc.ConflictOutcome.SUPERSEDE
-    assert lc.resolve_conflict(replace(likes, id="f_new", confidence=0.5), replace(denial, id="f_old")) is (
-        lc.ConflictOutcome.CONTRADICT
+    assert resolve_conflict(denial, likes) is Outcome.SUPERSEDE
+    assert resolve_conflict(replace(likes, id="f_new", confidence=0.5), replace(denial, id="f_old")) is (
+        Outcome.CONTRADICT
     )
 
 
 def test_denials_of_different_values_do_not_conflict() -> None:
     not_berlin = fact(kind=FactKind.NEGATIVE)
-    assert (
-        lc.resolve_conflict(newer(kind=FactKind.NEGATIVE, confidence=1.0), not_berlin)
-        is lc.ConflictOutcome.NONE
-    )
-    assert lc.resolve_conflict(newer(confidence=1.0), not_berlin) is lc.ConflictOutcome.NONE
+    assert resolve_conflict(newer(kind=FactKind.NEGATIVE, confidence=1.0), not_berlin) is Outcome.NONE
+    assert resolve_conflict(newer(confidence=1.0), not_berlin) is Outcome.NONE
 
 
 @pytest.mark.parametrize(
@@ -476,7 +478,7 @@ def test_denials_of_different_values_do_not_conflict() -> None:
     ],
 )
 def test_which_predicates_hold_one_value(predicate: str, single: bool) -> None:
-    assert lc.is_single_valued(predicate) is single
+    assert is_single_valued(predicate) is single
 
 
 # ---------------------------------------------------------------- maintenance

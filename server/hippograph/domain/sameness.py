@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
 
+from hippograph.domain.conflicts import value_key
 from hippograph.domain.models import Fact, FactKind, name_key
 
 # How close (cosine similarity of the stored vectors) a stored fact must be to a new statement to
@@ -273,10 +274,6 @@ def answers(query: str, text: str) -> bool:
 # ---------------------------------------------------------------- facts
 
 
-def _value_key(value: str | None) -> str:
-    return " ".join((value or "").casefold().split())
-
-
 def _structural(new: Fact, old: Fact) -> Difference | None:
     """Differences the facts' fields show, whatever their texts say."""
     if FactKind.EPISODE in (new.kind, old.kind):
@@ -291,7 +288,7 @@ def _structural(new: Fact, old: Fact) -> Difference | None:
             name_key(old.predicate),
         ):
             return Difference.STRUCTURE
-        if _value_key(new.object) != _value_key(old.object):
+        if value_key(new.object) != value_key(old.object):
             return Difference.STRUCTURE
     elif new.predicate and not old.predicate:
         # The new one states a claim the stored one lacks: kept, so the conflict rule can use it.

@@ -15,8 +15,8 @@ from typing import Any
 
 import numpy as np
 
+from hippograph.domain import conflicts, sameness
 from hippograph.domain import lifecycle as lc
-from hippograph.domain import sameness
 from hippograph.domain.errors import InvalidInput, NotFound
 from hippograph.domain.models import (
     ACTIVE_STATUSES,
@@ -295,14 +295,14 @@ class Writer:
         for old in batch.active_with(key):
             if old.id == skip or any(old.id == c.id for c in contradicted):
                 continue
-            outcome = lc.resolve_conflict(fact, old, self.stores.policy)
-            if outcome is lc.ConflictOutcome.SUPERSEDE:
+            outcome = conflicts.resolve_conflict(fact, old, self.stores.policy)
+            if outcome is conflicts.ConflictOutcome.SUPERSEDE:
                 superseded.append(
                     lc.supersede(
                         old, fact.created_at, f"superseded by {fact.id}", valid_until=fact.event_time
                     )
                 )
-            elif outcome is lc.ConflictOutcome.CONTRADICT:
+            elif outcome is conflicts.ConflictOutcome.CONTRADICT:
                 contradicted.append(old)
 
     def _previous_turn(self, fact: Fact, batch: _Batch) -> tuple[str, str] | None:
