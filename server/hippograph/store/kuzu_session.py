@@ -101,9 +101,9 @@ class KuzuSession:
         self.path = path
         self.lock = threading.RLock()
         self._publish = publish
-        self._options = {"max_db_size": max_db_size, "buffer_pool_size": buffer_pool_bytes}
+        self._max_db_size, self._buffer_pool_bytes = max_db_size, buffer_pool_bytes
         try:
-            self._db = kuzu.Database(str(path), **self._options)
+            self._db = self._open(path)
         except RuntimeError as err:
             raise StoreError(
                 f"cannot open the graph store {path}: {err}. If another hippograph process is using "
@@ -119,6 +119,11 @@ class KuzuSession:
         self._types: dict[str, dict[str, str]] = {}  # table -> column -> Kùzu type (see cast)
         # The open transaction's commit hooks; None outside a transaction.
         self._hooks: list[CommitHook] | None = None
+
+    def _open(self, path: Path) -> kuzu.Database:
+        return kuzu.Database(
+            str(path), max_db_size=self._max_db_size, buffer_pool_size=self._buffer_pool_bytes
+        )
 
     def close(self) -> None:
         with self.lock:
@@ -144,7 +149,7 @@ class KuzuSession:
             self._conn.execute("CHECKPOINT")
             self._conn.execute(f"EXPORT DATABASE '{export}' (format='parquet')")
             try:
-                db = kuzu.Database(str(fresh), **self._options)
+                db = self._open(fresh)
                 conn = kuzu.Connection(db)
                 one_result(conn.execute(f"IMPORT DATABASE '{export}'")).close()
                 conn.close()
@@ -157,7 +162,7 @@ class KuzuSession:
             self._prepared.clear()
             os.replace(fresh, self.path)
             _discard(export, Path(f"{self.path}.wal"))
-            self._db = kuzu.Database(str(self.path), **self._options)
+            self._db = self._open(self.path)
             self._conn = kuzu.Connection(self._db)
 
     # ------------------------------------------------------------ statements
