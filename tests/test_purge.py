@@ -42,7 +42,7 @@ def fill(memory: Memory) -> tuple[str, str, str]:
         "Standup: the launch codeword is xylophonequark",
         kind="episode",
         session_id="s1",
-        entities=["Quarkzilla"],
+        entities=["Quarkzilla", "quarkvalue"],
         tags=["quarktag"],
         evidence="evidencequark was said aloud",
         subject="launch",

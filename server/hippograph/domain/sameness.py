@@ -1,14 +1,14 @@
 """Is a new statement one memory already holds, one that disputes it, or just a neighbour? Pure rules.
 
-``remember`` finds the active facts nearest to a new statement by meaning (cosine similarity of
+``remember`` finds the active facts nearest a new statement by meaning (cosine similarity of
 their embeddings) and asks ``judge`` about each. Similarity alone cannot tell a restatement
-from a change: "Rosa's favourite food is sushi" / "... is pizza" and "The user likes concise
-answers" / "The user prefers concise answers" are equally close. So a pair is the same
-statement only when it is close (``MIN_SIMILARITY``, measured by ``python -m bench.duplicates``)
-*and* the words that carry its values agree (``compare``): the same
-content words (modulo inflection, British/American spelling and a closed list of
-function and liking words), the same numbers, the same negation, names in the same order.
-The guard has no tuned constant: a restatement may reword, never replace a value.
+from a change: "The user is left-handed" / "... right-handed" score 0.98, as close as most
+rewordings. So a pair is the same statement only when it is close (``MIN_SIMILARITY``) *and*
+the words that carry its values agree (``compare``): the same content words (modulo
+inflection, British/American spelling and closed lists of function and liking words), the
+same numbers, the same negation, names in the same order. The guard has no tuned constant: a
+restatement may reword, never replace a value; one in other words (synonyms) is not merged
+(bench/results/duplicates.md measures both sides).
 
 A close pair about the same subject that fails the guard is a likely conflict: the caller is
 shown it. Only an exact denial (the same words, one side negated) is sure enough for a
@@ -176,6 +176,7 @@ def _read(text: str) -> _Words:
             lower = raw.casefold().replace("’", "'")
             word = _normal(raw)
             head, _, clitic = lower.partition("'")
+            comparative |= lower in _COMPARATIVES
             if lower.endswith("n't") or lower in _NEGATIONS:
                 negations += 1
             elif clitic in _CLITICS and head in _FUNCTION:
@@ -195,7 +196,6 @@ def _read(text: str) -> _Words:
                 joined = True
                 initial = False
                 continue
-            comparative |= lower in _COMPARATIVES
             joined = joined and lower in _COORDINATORS
             initial = False
     return _Words(

@@ -67,8 +67,7 @@ class Curator:
         tomb = lc.purge(fact, s.clock())
         after = [e.dst for e in g.read.fact_edges([fact.id], [EdgeType.NEXT]) if e.src == fact.id]
         with g.transaction():
-            entities, tags = g.purge_facts([tomb])
-            g.delete_orphan_tags(sorted(tags))
+            entities = g.purge_facts([tomb], fact.tags)
             orphans = sorted(set(g.orphan_entities()) & entities)
             g.delete_entities(orphans)
             g.set_meta(PURGE_PENDING, tomb.id)

@@ -331,10 +331,10 @@ class Writer:
                 hits[written.id] = float(written_vector @ query)
         ranked = sorted(hits.items(), key=lambda kv: (-kv[1], kv[0]))[:_NEAREST]
         in_batch = {w.id: w for w, _ in batch.written}
-        stored = self.stores.graph.get_facts([fid for fid, _ in ranked if fid not in in_batch])
+        found = self.stores.graph.get_facts([fid for fid, _ in ranked if fid not in in_batch])
         judged = []
         for fid, similarity in ranked:
-            old = batch.states.get(fid) or in_batch.get(fid) or stored.get(fid)
+            old = batch.states.get(fid) or in_batch.get(fid) or found.get(fid)
             if old is None or not old.status.is_active or old.scope != fact.scope:
                 continue
             judgement = sameness.judge(fact, old, similarity)

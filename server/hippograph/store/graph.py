@@ -188,47 +188,10 @@ class GraphStore:
 
         self._session.after_commit(apply)
 
-    def purge_facts(self, tombstones: Sequence[Fact]) -> tuple[set[str], set[str]]:
-        """Erase the text of facts ``lc.purge`` made tombstones: their columns, their ABOUT and
-        HAS_TAG edges and the RELATES edges they stated. Fact-to-fact edges stay (the chains).
-
-        Returns the entities and tags they touched (the caller removes those left orphaned). The
-        old strings stay in Kùzu's free pages until ``rebuild``.
-        """
-        entities: set[str] = set()
-        tags: set[str] = set()
-        for fact in tombstones:
-            entities |= {e.dst for e in self._read.about_edges([fact.id])}
-            tags |= set(self._read.tags_of(fact.id))
-            params = fact_params(fact)
-            sets = ", ".join(
-                f"f.{c} = {self._session.cast('Fact', c).replace('r.', '$')}"
-                for c in FACT_COLUMNS
-                if c != "id"
-            )
-            self._session.run(f"MATCH (f:Fact {{id: $id}}) SET {sets}", params)
-            self._session.run("MATCH (f:Fact {id: $id})-[r:ABOUT]->(:Entity) DELETE r", {"id": fact.id})
-            self._session.run("MATCH (f:Fact {id: $id})-[r:HAS_TAG]->(:Tag) DELETE r", {"id": fact.id})
-            self._session.run(
-                "MATCH (:Entity)-[r:RELATES]->(:Entity) WHERE r.fact_id = $id DELETE r", {"id": fact.id}
-            )
-
-        def apply() -> None:
-            for fact in tombstones:
-                self._read.purge_fact(fact.id, fact.status.value)
-            self._facts.put(tombstones)
-
-        self._session.after_commit(apply)
-        return entities, tags
-
-    def delete_orphan_tags(self, names: Sequence[str]) -> None:
-        """Tags among ``names`` no fact carries any more."""
-        if names:
-            self._session.run(
-                "MATCH (t:Tag) WHERE t.name IN $names AND NOT EXISTS { MATCH (t)<-[:HAS_TAG]-(:Fact) } "
-                "DELETE t",
-                {"names": list(names)},
-            )
+    def purge_facts(self, tombstones: Sequence[Fact], tags: Sequence[str]) -> set[str]:
+        """Erase the text of facts ``lc.purge`` made tombstones (see ``_erase``); drop the tags among
+        ``tags`` no fact carries any more. Returns the entities the facts were about."""
+        return _erase(self._session, self._read, self._facts, tombstones, tags)
 
     def rebuild(self) -> None:
         """Rewrite the graph file from its contents (see ``KuzuSession.rebuild``)."""
@@ -489,3 +452,32 @@ class GraphStore:
         entities = run("MATCH (e:Entity) RETURN count(e) AS n")[0]["n"]
         edges = run("MATCH ()-[r]->() RETURN count(r) AS n")[0]["n"]
         return {"facts": int(facts), "entities": int(entities), "edges": int(edges)}
+
+
+def _erase(
+    session: KuzuSession, read: ReadModel, cache: FactCache, tombstones: Sequence[Fact], tags: Sequence[str]
+) -> set[str]:
+    """The fact columns set to the tombstones' (no text), their ABOUT and HAS_TAG edges and the
+    RELATES edges they stated deleted; fact-to-fact edges stay (the chains). The old strings
+    stay in Kùzu's free pages until ``GraphStore.rebuild``."""
+    entities: set[str] = set()
+    for fact in tombstones:
+        entities |= {e.dst for e in read.about_edges([fact.id])}
+        sets = ", ".join(f"f.{c} = {session.cast('Fact', c).replace('r.', '$')}" for c in FACT_COLUMNS[1:])
+        session.run(f"MATCH (f:Fact {{id: $id}}) SET {sets}", fact_params(fact))
+        for edge in ("(f:Fact {id: $id})-[r:ABOUT]->(:Entity)", "(f:Fact {id: $id})-[r:HAS_TAG]->(:Tag)"):
+            session.run(f"MATCH {edge} DELETE r", {"id": fact.id})
+        session.run("MATCH (:Entity)-[r:RELATES]->(:Entity) WHERE r.fact_id = $id DELETE r", {"id": fact.id})
+    if tags:
+        session.run(
+            "MATCH (t:Tag) WHERE t.name IN $names AND NOT EXISTS { MATCH (t)<-[:HAS_TAG]-(:Fact) } DELETE t",
+            {"names": sorted(tags)},
+        )
+
+    def apply() -> None:
+        for fact in tombstones:
+            read.purge_fact(fact.id, fact.status.value)
+        cache.put(tombstones)
+
+    session.after_commit(apply)
+    return entities

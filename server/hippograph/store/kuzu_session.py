@@ -103,7 +103,7 @@ class KuzuSession:
         self._publish = publish
         self._max_db_size, self._buffer_pool_bytes = max_db_size, buffer_pool_bytes
         try:
-            self._db = self._database(path)
+            self._db = self._open(path)
         except RuntimeError as err:
             raise StoreError(
                 f"cannot open the graph store {path}: {err}. If another hippograph process is using "
@@ -120,7 +120,7 @@ class KuzuSession:
         # The open transaction's commit hooks; None outside a transaction.
         self._hooks: list[CommitHook] | None = None
 
-    def _database(self, path: Path) -> kuzu.Database:
+    def _open(self, path: Path) -> kuzu.Database:
         return kuzu.Database(
             str(path), max_db_size=self._max_db_size, buffer_pool_size=self._buffer_pool_bytes
         )
@@ -149,7 +149,7 @@ class KuzuSession:
             self._conn.execute("CHECKPOINT")
             self._conn.execute(f"EXPORT DATABASE '{export}' (format='parquet')")
             try:
-                db = self._database(fresh)
+                db = self._open(fresh)
                 conn = kuzu.Connection(db)
                 one_result(conn.execute(f"IMPORT DATABASE '{export}'")).close()
                 conn.close()
@@ -162,7 +162,7 @@ class KuzuSession:
             self._prepared.clear()
             os.replace(fresh, self.path)
             _discard(export, Path(f"{self.path}.wal"))
-            self._db = self._database(self.path)
+            self._db = self._open(self.path)
             self._conn = kuzu.Connection(self._db)
 
     # ------------------------------------------------------------ statements

@@ -265,52 +265,24 @@ class ReadModel:
     def purge_fact(self, fact_id: str, status: str) -> None:
         """A fact became a tombstone: it keeps its fact-to-fact edges and loses everything else."""
         with self._lock:
-            self.set_status(fact_id, status)
-            key = self._claim_of.pop(fact_id, None)
-            if key is not None and key in self._claims:
-                self._claims[key].discard(fact_id)
-                if not self._claims[key]:
-                    del self._claims[key]
+            self.set_status(fact_id, status)  # which drops it from the active claims
+            self._claim_of.pop(fact_id, None)
             for eid, _ in self._about.pop(fact_id, []):
-                facts = self._facts_of.get(eid, [])
-                if fact_id in facts:
-                    facts.remove(fact_id)
+                self._facts_of[eid] = [f for f in self._facts_of.get(eid, []) if f != fact_id]
             for tag in self._tags.pop(fact_id, []):
-                tagged = self._tagged.get(tag, [])
-                if fact_id in tagged:
-                    tagged.remove(fact_id)
-                if not tagged:
-                    self._tagged.pop(tag, None)
-            stated = [
-                edge
-                for edges in self._relates.values()
-                for edge in edges
-                if edge.props.get("fact_id") == fact_id
-            ]
-            for edge in stated:
-                self._unlink_relation(edge)
-
-    def _unlink_relation(self, edge: EdgeRow) -> None:
-        for end in {edge.src, edge.dst}:
-            edges = self._relates.get(end, [])
-            if edge in edges:
-                edges.remove(edge)
-        for here, there in ((edge.src, edge.dst), (edge.dst, edge.src)):
-            remaining = [
-                e
-                for e in self._relates.get(here, ())
-                if there in (e.src, e.dst) and (e.src, e.dst) != (here, here)
-            ]
-            known = self._neighbours.get(here, {})
-            if remaining:
-                known[there] = max(_weight(e.props) for e in remaining)
-            else:
-                known.pop(there, None)
-            self._ranked.pop(here, None)
-
-    def tags_of(self, fact_id: str) -> list[str]:
-        with self._lock:
-            return list(self._tags.get(fact_id, ()))
+                self._tagged[tag] = [f for f in self._tagged.get(tag, []) if f != fact_id]
+            stated = {
+                id(e) for edges in self._relates.values() for e in edges if e.props.get("fact_id") == fact_id
+            }
+            for end in [eid for eid, edges in self._relates.items() if any(id(e) in stated for e in edges)]:
+                self._relates[end] = [e for e in self._relates[end] if id(e) not in stated]
+                self._neighbours[end] = {}
+                self._ranked.pop(end, None)
+                for e in self._relates[end]:
+                    other = e.dst if e.src == end else e.src
+                    self._neighbours[end][other] = max(
+                        _weight(e.props), self._neighbours[end].get(other, 0.0)
+                    )
 
     def delete_entities(self, entity_ids: Iterable[str]) -> None:
         with self._lock:
