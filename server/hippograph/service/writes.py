@@ -33,10 +33,11 @@ from hippograph.domain.models import (
     SimilarFact,
     Source,
 )
+from hippograph.service.entity_links import plan_entities
 from hippograph.service.intake import build_fact, build_item
-from hippograph.service.shaping import entity_row, entity_text, fact_out, index_text, iso, new_id
+from hippograph.service.shaping import entity_row, entity_text, fact_out, index_text, iso
 from hippograph.service.stores import Stores
-from hippograph.store.entity_index import EntityIndex, PendingEntities
+from hippograph.store.entity_index import PendingEntities
 from hippograph.store.graph import Relation
 from hippograph.store.read_model import ClaimKey, claim_key
 from hippograph.store.vectors import Filter, as_stored, fact_row, unit
@@ -241,7 +242,7 @@ class Writer:
         if same is not None:
             strengthened = lc.corroborate(same, fact, now, self.stores.policy)
             return self._plan_corroboration(strengthened, similar, batch), vector
-        linked, created = self._plan_entities(fact, entity_names, now, batch.entities)
+        linked, created = plan_entities(fact, entity_names, now, batch.entities)
         superseded: list[Fact] = []
         contradicted = [old for old, j, _ in judged if j.verdict is sameness.Verdict.CONTRADICTS]
         if corrects is not None:
@@ -450,44 +451,6 @@ class Writer:
             f"{why}, so nothing was corrected. Candidates: {listed}. Send fact_id= of the one to "
             "correct, or a query with words only that fact holds."
         )
-
-    def _plan_entities(
-        self, fact: Fact, explicit: Sequence[str], now: datetime, index: EntityIndex
-    ) -> tuple[list[tuple[str, Entity]], list[Entity]]:
-        """Which entities the fact is ABOUT (role, entity), and which of them are new."""
-        linked: list[tuple[str, Entity]] = []
-        created: list[Entity] = []
-
-        def resolve(name: str, create: bool) -> Entity | None:
-            found = index.resolve(name, fact.scope)
-            if found is None:
-                found = next((e for e in created if e.name.casefold() == name.casefold()), None)
-            if found is None and create:
-                found = Entity(
-                    id=new_id("e"),
-                    name=name,
-                    type="concept",
-                    scope=fact.scope,
-                    mention_count=1,
-                    first_seen=now,
-                    last_mentioned=now,
-                )
-                created.append(found)
-            return found
-
-        def add(role: str, entity: Entity | None) -> None:
-            if entity is not None and all(entity.id != e.id for _, e in linked):
-                linked.append((role, entity))
-
-        if fact.subject:
-            add("subject", resolve(fact.subject, create=True))
-        if fact.object:
-            add("object", resolve(fact.object, create=fact.object in explicit))
-        for name in explicit:
-            add("mention", resolve(name, create=True))
-        for entity in index.mentions(fact.content, fact.scope):
-            add("mention", entity)
-        return linked, created
 
 
 def _similar(old: Fact, judgement: sameness.Judgement, similarity: float) -> SimilarFact:
