@@ -25,15 +25,16 @@ import tempfile
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import UTC, date, datetime
+from datetime import date
 from pathlib import Path
 
 import numpy as np
 
 from hippograph.config import DEFAULT_MODEL
 from hippograph.domain import sameness
-from hippograph.domain.models import Fact, FactKind, FactStatus, Provenance, Source
+from hippograph.domain.models import Fact
 from hippograph.store.embed import FastEmbedder, assemble_default_model
+from testkit.facts import make_fact
 
 HERE = Path(__file__).resolve().parent
 DEV = HERE / "data" / "duplicate_pairs.jsonl"
@@ -62,19 +63,7 @@ def load(path: Path, embed: Callable[[Sequence[str]], np.ndarray]) -> list[Pair]
 
 
 def _fact(text: str) -> Fact:
-    at = datetime(2024, 1, 1, tzinfo=UTC)
-    return Fact(
-        id="f_0000000000000000",
-        content=text,
-        kind=FactKind.FACT,
-        status=FactStatus.STAGED,
-        confidence=0.8,
-        source=Source.CONVERSATION,
-        provenance=Provenance.OBSERVED,
-        scope="global",
-        created_at=at,
-        valid_from=at,
-    )
+    return make_fact(text)
 
 
 def rule(pair: Pair, threshold: float) -> str:

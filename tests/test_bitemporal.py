@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 import pytest
 
 from hippograph.domain import bitemporal as bt
 from hippograph.domain import lifecycle as lc
-from hippograph.domain.models import Fact, FactKind, FactStatus, Provenance, Source, TtlPolicy
+from hippograph.domain.models import Fact, FactStatus, TtlPolicy
+from testkit.facts import make_fact
 
 STATED = datetime(2024, 1, 15, tzinfo=UTC)  # when memory was told "Alice lives in Berlin"
 MOVED_IN = datetime(2023, 1, 10, tzinfo=UTC)  # its event time
@@ -18,20 +18,8 @@ CORRECTED = datetime(2024, 6, 1, tzinfo=UTC)  # when memory was told she moved
 
 
 def berlin(**overrides: object) -> Fact:
-    base = Fact(
-        id="f_berlin",
-        content="Alice lives in Berlin",
-        kind=FactKind.FACT,
-        status=FactStatus.CONFIRMED,
-        confidence=0.8,
-        source=Source.CONVERSATION,
-        provenance=Provenance.OBSERVED,
-        scope="global",
-        created_at=STATED,
-        valid_from=STATED,
-        event_time=MOVED_IN,
-    )
-    return replace(base, **overrides)  # type: ignore[arg-type]
+    defaults: dict[str, object] = {"id": "f_berlin", "status": FactStatus.CONFIRMED, "event_time": MOVED_IN}
+    return make_fact(at=STATED, **{"content": "Alice lives in Berlin", **defaults, **overrides})
 
 
 MOVED = lc.supersede(berlin(), CORRECTED, "corrected by f_paris", valid_until=MOVED_OUT)

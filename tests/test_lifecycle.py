@@ -14,28 +14,15 @@ from hippograph.domain.conflicts import ConflictOutcome as Outcome
 from hippograph.domain.conflicts import is_single_valued, resolve_conflict
 from hippograph.domain.errors import InvalidTransition
 from hippograph.domain.models import Fact, FactKind, FactStatus, Provenance, Source, TtlPolicy
+from testkit.facts import make_fact
 
 NOW = datetime(2026, 1, 1, tzinfo=UTC)
 DAY = timedelta(days=1)
 
 
 def fact(**overrides: object) -> Fact:
-    base = Fact(
-        id="f_old",
-        content="Alice lives in Berlin",
-        kind=FactKind.FACT,
-        status=FactStatus.STAGED,
-        confidence=0.8,
-        source=Source.CONVERSATION,
-        provenance=Provenance.OBSERVED,
-        scope="global",
-        created_at=NOW,
-        valid_from=NOW,
-        subject="Alice",
-        predicate="lives_in",
-        object="Berlin",
-    )
-    return replace(base, **overrides)  # type: ignore[arg-type]
+    claim = {"id": "f_old", "subject": "Alice", "predicate": "lives_in", "object": "Berlin"}
+    return make_fact(at=NOW, **{"content": "Alice lives in Berlin", **claim, **overrides})
 
 
 def newer(**overrides: object) -> Fact:

@@ -10,12 +10,13 @@ import pytest
 
 from hippograph.domain import lifecycle as lc
 from hippograph.domain.lifecycle import LifecyclePolicy
-from hippograph.domain.models import Fact, FactKind, FactStatus, Provenance, Source
+from hippograph.domain.models import Fact, FactStatus
 from hippograph.retrieval import ranking
 from hippograph.retrieval.fusion import Candidate, fuse
 from hippograph.retrieval.policy import RetrievalPolicy
 from hippograph.store.vectors import Hit
 from hippograph.text.query_intent import Intent, QueryPlan
+from testkit.facts import make_fact
 
 NOW = datetime(2026, 6, 1, tzinfo=UTC)
 MAY = (datetime(2026, 5, 1, tzinfo=UTC), datetime(2026, 6, 1, tzinfo=UTC))
@@ -28,20 +29,7 @@ IN_MAY = QueryPlan(Intent.GENERAL, MAY[0], MAY[1], "in May", False, (), ())
 def fact(fid: str, *, status: FactStatus = FactStatus.CONFIRMED, event: datetime | None = None) -> Fact:
     # Pinned, from a conversation: relevance exactly 1 (certain, fresh, weight 1).
     created = datetime(2026, 1, 1, tzinfo=UTC)
-    return Fact(
-        id=fid,
-        content=fid,
-        kind=FactKind.FACT,
-        status=status,
-        confidence=1.0,
-        source=Source.CONVERSATION,
-        provenance=Provenance.OBSERVED,
-        scope="global",
-        created_at=created,
-        valid_from=created,
-        event_time=event,
-        pinned=True,
-    )
+    return make_fact(fid, at=created, id=fid, status=status, confidence=1.0, event_time=event, pinned=True)
 
 
 def test_fusion_sums_weighted_reciprocal_ranks_scaled_by_score() -> None:

@@ -10,24 +10,13 @@ import pytest
 from hippograph.domain import lifecycle as lc
 from hippograph.domain.models import Fact, FactKind, FactStatus, Provenance, Source
 from hippograph.domain.sameness import Difference, Verdict, answers, compare, judge, same_subject
+from testkit.facts import make_fact
 
 NOW = datetime(2024, 5, 1, 9, 0, tzinfo=UTC)
 
 
 def fact(content: str, **fields: object) -> Fact:
-    base = Fact(
-        id="f_00000000000000a1",
-        content=content,
-        kind=FactKind.FACT,
-        status=FactStatus.STAGED,
-        confidence=0.8,
-        source=Source.CONVERSATION,
-        provenance=Provenance.OBSERVED,
-        scope="global",
-        created_at=NOW,
-        valid_from=NOW,
-    )
-    return replace(base, **fields)  # type: ignore[arg-type]
+    return make_fact(content, at=NOW, **{"id": "f_00000000000000a1", **fields})
 
 
 @pytest.mark.parametrize(
