@@ -194,9 +194,11 @@ class Writer:
         with self.stores.write_lock:
             keys = {key for fact in facts if (key := claim_key(fact.subject, fact.predicate, fact.scope))}
             batch = _Batch(PendingEntities(self.stores.entities), self.stores.graph.active_facts_with(keys))
+            stored = [] if corrects is not None else self._stored_nearest(facts, vectors)
             planned = []
             for i, ((fact, names), text) in enumerate(zip(built, texts, strict=True)):
-                one, vectors[i] = self._plan(fact, names, text, vectors[i], batch, corrects)
+                near = stored[i] if stored else {}
+                one, vectors[i] = self._plan(fact, names, text, vectors[i], near, batch, corrects)
                 planned.append(one)
             self._commit(planned, batch, vectors)
         return [
@@ -224,6 +226,7 @@ class Writer:
         entity_names: Sequence[str],
         text: str,
         vector: np.ndarray,
+        near: Mapping[str, float],
         batch: _Batch,
         corrects: Fact | None,
     ) -> tuple[_Planned, np.ndarray]:
@@ -235,7 +238,7 @@ class Writer:
             wanted = index_text(fact, previous[1] if previous else None)
             if wanted != text:
                 text, vector = wanted, self.stores.embedder.embed([wanted])[0]
-        judged = [] if corrects is not None else self._nearest(fact, vector, batch)
+        judged = [] if corrects is not None else self._nearest(fact, vector, near, batch)
         same = next((old for old, j, _ in judged if j.verdict is sameness.Verdict.SAME), None)
         similar = [_similar(old, j, similarity) for old, j, similarity in judged if old is not same][:_SHOWN]
         if same is not None:
@@ -305,18 +308,28 @@ class Writer:
             return batch.turns[fact.session_id]
         return self.stores.sessions.before([fact])[0]
 
-    def _nearest(
-        self, fact: Fact, vector: np.ndarray, batch: _Batch
-    ) -> list[tuple[Fact, sameness.Judgement, float]]:
-        """The active facts of the fact's scope nearest it by meaning (stored, or earlier in the
-        batch), each with the sameness rule's judgement, nearest first; unrelated ones left out.
+    def _stored_nearest(self, facts: Sequence[Fact], vectors: np.ndarray) -> list[dict[str, float]]:
+        """For each fact, the stored active facts of its scope nearest it (id -> similarity), found
+        for all the facts of a scope in one query. Conversation turns are events: not compared."""
+        near: list[dict[str, float]] = [{} for _ in facts]
+        scopes = {f.scope for f in facts if f.kind is not FactKind.EPISODE}
+        for scope in sorted(scopes):
+            which = [i for i, f in enumerate(facts) if f.scope == scope and f.kind is not FactKind.EPISODE]
+            where = Filter(statuses=ACTIVE_STATUSES, scopes=[scope])
+            found = self.stores.vectors.nearest("facts", vectors[which], _NEAREST, where)
+            for i, hits in zip(which, found, strict=True):
+                near[i] = {h.id: h.score for h in hits}
+        return near
 
-        Conversation turns are events, never restatements: they are not compared.
-        """
+    def _nearest(
+        self, fact: Fact, vector: np.ndarray, near: Mapping[str, float], batch: _Batch
+    ) -> list[tuple[Fact, sameness.Judgement, float]]:
+        """The active facts of the fact's scope nearest it by meaning (``near``: stored ones, then
+        those earlier in the batch), each with the sameness rule's judgement, nearest first;
+        unrelated ones left out. Conversation turns are events, never restatements."""
         if fact.kind is FactKind.EPISODE:
             return []
-        where = Filter(statuses=ACTIVE_STATUSES, scopes=[fact.scope])
-        hits = {h.id: h.score for h in self.stores.vectors.nearest("facts", vector, _NEAREST, where)}
+        hits = dict(near)
         query = unit(vector)
         for written, stored in batch.written:
             if written.scope == fact.scope and written.kind is not FactKind.EPISODE:
