@@ -368,7 +368,9 @@ class VectorStore:
             with self._buffer_lock:
                 buffered = [dict(r) for r in self._buffered[table].values()]
             clause = where.sql()
-            search = self._tables[table].search(list(queries)).distance_type("cosine").limit(k)
+            # One vector (a remember) as a plain query: the batch form costs ~0.3 ms more.
+            asked = queries[0] if len(queries) == 1 else list(queries)
+            search = self._tables[table].search(asked).distance_type("cosine").limit(k)
             search = search.nprobes(_NPROBES)
             if clause:
                 search = search.where(clause, prefilter=True)
