@@ -232,12 +232,12 @@ class MemoryAPI:
         """Store one durable fact, preference, decision or procedure in long-term memory.
 
         Use it when you learn something worth knowing in a later conversation. Known entities
-        named in the content are linked automatically. Stating a stored fact again (same words,
-        or reworded) strengthens it instead of copying it: the reply has its id and
-        corroborated=true. The reply lists the closest stored facts in `similar`; one with
-        `conflict` likely says something else about the same thing. Then: if the new statement
-        replaces it, correct(fact_id=<its id>, content=...) (and forget this one); if it restates
-        it in other words, forget this one; if both hold, keep both. Example:
+        named in the content are linked automatically. Saying a stored fact again strengthens it
+        instead of copying it: the reply has that fact's id and corroborated=true. `similar` lists
+        the closest stored facts; `conflict` marks one that likely says something else about the
+        same thing. Then: if the new fact replaces it, link(from_id=<new id>, to_id=<its id>,
+        relation="supersedes"); if it says the same in other words, forget the new one and
+        confirm the old one if the user said it; if both hold, leave them. Example:
         remember(content="Alice moved to Berlin in May 2024", subject="Alice", predicate="lives_in",
                  object="Berlin", entities=["Alice", "Berlin"], event_time="2024-05-01")
         """

@@ -19,7 +19,6 @@ from hippograph.domain import conflicts, sameness
 from hippograph.domain import lifecycle as lc
 from hippograph.domain.errors import InvalidInput, NotFound
 from hippograph.domain.models import (
-    ACTIVE_STATUSES,
     CorrectOut,
     EdgeType,
     Entity,
@@ -35,19 +34,17 @@ from hippograph.domain.models import (
 )
 from hippograph.service.entity_links import plan_entities
 from hippograph.service.intake import build_fact, build_item
+from hippograph.service.nearest import SHOWN, judge_nearest, nearest_stored, shown
 from hippograph.service.shaping import entity_row, entity_text, fact_out, index_text, iso
 from hippograph.service.stores import Stores
 from hippograph.store.entity_index import PendingEntities
 from hippograph.store.graph import Relation
 from hippograph.store.read_model import ClaimKey, claim_key
-from hippograph.store.vectors import Filter, as_stored, fact_row, unit
+from hippograph.store.vectors import as_stored, fact_row
 
 # Facts per write batch of remember_many: one embedding call, one graph transaction, one
 # vector-index append. 128 was 12% slower on the perf corpus; 1,024 no faster.
 _WRITE_BATCH = 256
-# Stored facts weighed against each new statement (the nearest by meaning), and shown in its reply.
-_NEAREST = 5
-_SHOWN = 3
 # Search results correct(query=...) picks from, and lists when it cannot pick.
 _CANDIDATES = 5
 
@@ -195,9 +192,11 @@ class Writer:
         with self.stores.write_lock:
             keys = {key for fact in facts if (key := claim_key(fact.subject, fact.predicate, fact.scope))}
             batch = _Batch(PendingEntities(self.stores.entities), self.stores.graph.active_facts_with(keys))
+            stored = [] if corrects is not None else nearest_stored(self.stores, facts, vectors)
             planned = []
             for i, ((fact, names), text) in enumerate(zip(built, texts, strict=True)):
-                one, vectors[i] = self._plan(fact, names, text, vectors[i], batch, corrects)
+                near = stored[i] if stored else {}
+                one, vectors[i] = self._plan(fact, names, text, vectors[i], near, batch, corrects)
                 planned.append(one)
             self._commit(planned, batch, vectors)
         return [
@@ -225,6 +224,7 @@ class Writer:
         entity_names: Sequence[str],
         text: str,
         vector: np.ndarray,
+        near: Mapping[str, float],
         batch: _Batch,
         corrects: Fact | None,
     ) -> tuple[_Planned, np.ndarray]:
@@ -236,9 +236,13 @@ class Writer:
             wanted = index_text(fact, previous[1] if previous else None)
             if wanted != text:
                 text, vector = wanted, self.stores.embedder.embed([wanted])[0]
-        judged = [] if corrects is not None else self._nearest(fact, vector, batch)
+        judged = (
+            []
+            if corrects is not None
+            else judge_nearest(self.stores, fact, vector, near, batch.states, batch.written)
+        )
         same = next((old for old, j, _ in judged if j.verdict is sameness.Verdict.SAME), None)
-        similar = [_similar(old, j, similarity) for old, j, similarity in judged if old is not same][:_SHOWN]
+        similar = [shown(old, j, similarity) for old, j, similarity in judged if old is not same][:SHOWN]
         if same is not None:
             strengthened = lc.corroborate(same, fact, now, self.stores.policy)
             return self._plan_corroboration(strengthened, similar, batch), vector
@@ -261,17 +265,8 @@ class Writer:
         relation = None
         if subj is not None and obj is not None:
             relation = Relation(subj.id, obj.id, fact.predicate or "related_to", 1.0, fact.id, now)
-        planned = _Planned(
-            fact,
-            text,
-            linked,
-            created,
-            previous[0] if previous else None,
-            superseded,
-            contradicted,
-            relation,
-            similar,
-        )
+        turn = previous[0] if previous else None
+        planned = _Planned(fact, text, linked, created, turn, superseded, contradicted, relation, similar)
         batch.add(planned, vector)
         return planned, vector
 
@@ -313,35 +308,6 @@ class Writer:
         if fact.session_id in batch.turns:
             return batch.turns[fact.session_id]
         return self.stores.sessions.before([fact])[0]
-
-    def _nearest(
-        self, fact: Fact, vector: np.ndarray, batch: _Batch
-    ) -> list[tuple[Fact, sameness.Judgement, float]]:
-        """The active facts of the fact's scope nearest it by meaning (stored, or earlier in the
-        batch), each with the sameness rule's judgement, nearest first; unrelated ones left out.
-
-        Conversation turns are events, never restatements: they are not compared.
-        """
-        if fact.kind is FactKind.EPISODE:
-            return []
-        where = Filter(statuses=ACTIVE_STATUSES, scopes=[fact.scope])
-        hits = {h.id: h.score for h in self.stores.vectors.nearest("facts", vector, _NEAREST, where)}
-        query = unit(vector)
-        for written, written_vector in batch.written:
-            if written.scope == fact.scope and written.kind is not FactKind.EPISODE:
-                hits[written.id] = float(written_vector @ query)
-        ranked = sorted(hits.items(), key=lambda kv: (-kv[1], kv[0]))[:_NEAREST]
-        in_batch = {w.id: w for w, _ in batch.written}
-        found = self.stores.graph.get_facts([fid for fid, _ in ranked if fid not in in_batch])
-        judged = []
-        for fid, similarity in ranked:
-            old = batch.states.get(fid) or in_batch.get(fid) or found.get(fid)
-            if old is None or not old.status.is_active or old.scope != fact.scope:
-                continue
-            judgement = sameness.judge(fact, old, similarity)
-            if judgement.verdict is not sameness.Verdict.UNRELATED:
-                judged.append((old, judgement, similarity))
-        return judged
 
     def _commit(self, planned: Sequence[_Planned], batch: _Batch, vectors: np.ndarray) -> None:
         """Write a planned batch: the graph in one transaction, then the vector index."""
@@ -451,16 +417,6 @@ class Writer:
             f"{why}, so nothing was corrected. Candidates: {listed}. Send fact_id= of the one to "
             "correct, or a query with words only that fact holds."
         )
-
-
-def _similar(old: Fact, judgement: sameness.Judgement, similarity: float) -> SimilarFact:
-    flagged = judgement.verdict in (sameness.Verdict.CONFLICT, sameness.Verdict.CONTRADICTS)
-    return SimilarFact(
-        id=old.id,
-        content=old.content,
-        similarity=round(similarity, 3),
-        conflict=judgement.difference.value if flagged and judgement.difference else None,
-    )
 
 
 def _stated_at(fact: Fact) -> datetime:
