@@ -58,6 +58,14 @@ def _log(message: str) -> None:
 # ----------------------------------------------------------------- server-memory (npm, over MCP)
 
 
+async def _create_entities(session: Any, names: list[str], types: dict[str, str]) -> None:
+    """The reference server's create_entities, 500 names a call."""
+    for start in range(0, len(names), 500):
+        chunk = names[start : start + 500]
+        entities = [{"name": n, "entityType": types.get(n, "thing"), "observations": []} for n in chunk]
+        await call_tool(session, "create_entities", {"entities": entities})
+
+
 async def _server_memory(
     sizes: list[int],
     facts: list[Any],
@@ -107,18 +115,7 @@ async def _server_memory(
                     t_feed = time.perf_counter()
                     batch_facts = facts[fed:size]
                     new_entities = sorted({e for f in batch_facts for e in f.entities} - created)
-                    for s in range(0, len(new_entities), 500):
-                        chunk = new_entities[s : s + 500]
-                        await call_tool(
-                            session,
-                            "create_entities",
-                            {
-                                "entities": [
-                                    {"name": n, "entityType": types.get(n, "thing"), "observations": []}
-                                    for n in chunk
-                                ]
-                            },
-                        )
+                    await _create_entities(session, new_entities, types)
                     created.update(new_entities)
                     for s in range(0, len(batch_facts), FEED_BATCH):
                         grouped: dict[str, list[str]] = {}
@@ -145,16 +142,7 @@ async def _server_memory(
                     samples = extra[idx * REMEMBER_SAMPLES : (idx + 1) * REMEMBER_SAMPLES]
                     missing = sorted({f.entities[0] for f in samples} - created)
                     if missing:  # not timed: remember creates entities too, but this tool cannot
-                        await call_tool(
-                            session,
-                            "create_entities",
-                            {
-                                "entities": [
-                                    {"name": n, "entityType": types.get(n, "thing"), "observations": []}
-                                    for n in missing
-                                ]
-                            },
-                        )
+                        await _create_entities(session, missing, types)
                         created.update(missing)
                     remember_ms = []
                     for f in samples:
