@@ -173,3 +173,14 @@ def test_a_long_similar_fact_is_shown_in_part(memory: Memory) -> None:
     assert len(long.content) > 200
     shown = {s.id: s.content for s in other.similar}[long.id]
     assert len(shown) == 200 and shown.endswith("…") and long.content.startswith(shown[:-1])
+
+
+def test_a_restatement_is_found_wherever_the_index_holds_the_first(memory: Memory) -> None:
+    first = memory.remember(PREFERENCE)
+    buffered = memory.remember(PREFERENCE)
+    memory.vectors.flush()  # written after the version remember's neighbour search pinned
+    written = memory.remember(PREFERENCE)
+    memory.vectors.optimize()  # folded into the indexes; the pin is renewed
+    indexed = memory.remember(PREFERENCE)
+    assert [o.id for o in (buffered, written, indexed)] == [first.id] * 3
+    assert indexed.corroborations == 4 and active(memory) == [PREFERENCE]
