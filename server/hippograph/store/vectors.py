@@ -293,17 +293,17 @@ class VectorStore:
 
     def erase(self, facts: Sequence[str], entities: Sequence[str]) -> None:
         """Delete rows so that nothing of them is left on disk (a purge): every table rewritten
-        from its remaining rows, older versions and their files removed, indexes built again."""
+        from its remaining rows, older versions and their files removed, the full-text and
+        scalar indexes built again. The ANN vector index is left to ``ensure_vector_index`` (a
+        server's background job, within a minute): at 100k facts it took 25 of a purge's 33 s,
+        and search is exact without it meanwhile."""
         with self._writing():
             self._flush_locked()
             for name, ids in (("facts", facts), ("entities", entities)):
                 if ids:
                     self._tables[name].delete(f"id IN {id_list(ids)}")
             for name in _TABLES:
-                had_ann = self.has_vector_index(name)
                 self._tables[name] = rewrite_table(self._db, name, self._tables[name])
-                if had_ann:
-                    self._build_vector_index(name)
             self._pending_fragments = 0
             self._unpin()
             with self._buffer_lock:
@@ -320,13 +320,10 @@ class VectorStore:
         """
         if self.has_vector_index(table) or self.count(table) < min_rows:
             return False
-        self._build_vector_index(table)
-        return True
-
-    def _build_vector_index(self, table: str) -> None:
         from lancedb.index import IvfHnswSq
 
         self._tables[table].create_index("vector", config=IvfHnswSq(distance_type="cosine"), replace=False)
+        return True
 
     def optimize(self, *, closing: bool = False) -> None:
         with self._writing():
