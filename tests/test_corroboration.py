@@ -162,3 +162,25 @@ async def test_the_second_of_two_favourite_foods_names_the_first_over_mcp(
             assert second["id"] != first["id"] and second["contradicts"] == []
     finally:
         memory.close()
+
+
+def test_a_long_similar_fact_is_shown_in_part(memory: Memory) -> None:
+    steps = "; ".join(
+        f"step {word}: check the {word} dashboard" for word in ("alpha", "beta", "gamma", "delta")
+    )
+    long = memory.remember(f"To deploy Atlas, {steps}, then page the on-call engineer in the morning")
+    other = memory.remember(f"To deploy Atlas, {steps}, then page the on-call engineer in the evening")
+    assert len(long.content) > 200
+    shown = {s.id: s.content for s in other.similar}[long.id]
+    assert len(shown) == 200 and shown.endswith("…") and long.content.startswith(shown[:-1])
+
+
+def test_a_restatement_is_found_wherever_the_index_holds_the_first(memory: Memory) -> None:
+    first = memory.remember(PREFERENCE)
+    buffered = memory.remember(PREFERENCE)
+    memory.vectors.flush()  # written after the version remember's neighbour search pinned
+    written = memory.remember(PREFERENCE)
+    memory.vectors.optimize()  # folded into the indexes; the pin is renewed
+    indexed = memory.remember(PREFERENCE)
+    assert [o.id for o in (buffered, written, indexed)] == [first.id] * 3
+    assert indexed.corroborations == 4 and active(memory) == [PREFERENCE]

@@ -15,9 +15,11 @@ from hippograph.domain.models import ACTIVE_STATUSES, Fact, FactKind, SimilarFac
 from hippograph.service.stores import Stores
 from hippograph.store.vectors import Filter, unit
 
-# Stored facts weighed against each new statement, and how many of them its reply shows.
+# Stored facts weighed against each new statement, how many of them its reply shows, and how
+# much of each (a reply is read by a model: enough to judge a conflict, not a whole document).
 NEAREST = 5
 SHOWN = 3
+SHOWN_CHARS = 200
 
 Judged = tuple[Fact, sameness.Judgement, float]
 
@@ -74,7 +76,7 @@ def shown(old: Fact, judgement: sameness.Judgement, similarity: float) -> Simila
     flagged = judgement.verdict in (sameness.Verdict.CONFLICT, sameness.Verdict.CONTRADICTS)
     return SimilarFact(
         id=old.id,
-        content=old.content,
+        content=old.content if len(old.content) <= SHOWN_CHARS else old.content[: SHOWN_CHARS - 1] + "…",
         similarity=round(similarity, 3),
         conflict=judgement.difference.value if flagged and judgement.difference else None,
     )
