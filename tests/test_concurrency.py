@@ -47,17 +47,6 @@ async def test_writes_of_one_process_are_visible_to_the_next_read_of_another(
         assert json.loads(stats.stdout)["facts"] == 1
 
 
-async def test_when_the_owner_exits_another_process_takes_over(tmp_path: Path, models_dir: Path) -> None:
-    data_dir = tmp_path / "data"
-    async with stdio_session(data_dir, models_dir) as survivor:
-        async with stdio_session(data_dir, models_dir) as owner:
-            kept = await call(owner, "remember", content="Tomas drives an electric car")
-        # The owner is gone; the survivor's next call opens the stores itself.
-        added = await call(survivor, "remember", content="Tomas charges it at night")
-        hits = {h["id"] for h in (await call(survivor, "search", query="Tomas car"))["results"]}
-        assert {kept["id"], added["id"]} <= hits
-
-
 async def test_acknowledged_writes_survive_kill_9(tmp_path: Path, models_dir: Path) -> None:
     tally = await kill_rounds(tmp_path / "data", models_dir, rounds=3, writes_per_round=20)
     assert tally.acknowledged

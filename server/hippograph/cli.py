@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -114,6 +115,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"hippograph: invalid setting: {err}", file=sys.stderr)
         return EXIT_UNUSABLE
     _configure_logging(settings.log_level)
+    # Every file the stores create is this user's alone (the data dir is 0700 as well).
+    os.umask(0o077)
 
     from hippograph.sharing.proxy import SharedMemory  # deferred: loads the database engines
 

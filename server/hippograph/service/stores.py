@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import logging
 import os
+import stat
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -20,14 +22,21 @@ from hippograph.store.entity_index import EntityIndex
 from hippograph.store.graph import GraphStore
 from hippograph.store.vectors import VectorStore
 
+log = logging.getLogger(__name__)
+
 # (id, content) of a session's latest fact.
 Turn = tuple[str, str]
 
 
 def check_writable(path: Path) -> None:
-    """Create the data dir if needed; refuse one we cannot write, saying what to do."""
+    """Create the data dir (0700: this user's alone) if needed, tightening one an older version
+    left readable by others; refuse one we cannot write, saying what to do."""
     try:
-        path.mkdir(parents=True, exist_ok=True)
+        path.mkdir(mode=0o700, parents=True, exist_ok=True)
+        info = path.stat()
+        if info.st_uid == os.getuid() and stat.S_IMODE(info.st_mode) & 0o077:
+            log.info("making %s private to its owner (was %o)", path, stat.S_IMODE(info.st_mode))
+            path.chmod(0o700)
     except OSError as err:
         raise DataDirNotWritable(
             f"cannot create the data dir {path} ({err.strerror}): set HIPPOGRAPH_DATA_DIR or --data-dir "

@@ -3,8 +3,9 @@
 Kùzu allows one process per database, and every stdio MCP client starts its own server.
 So exactly one process, the *owner*, opens the stores: whoever holds the exclusive lock
 on ``<data_dir>/hippograph.lock`` (``ownership``). The owner serves a private RPC on a
-random loopback port (``rpc``); every other process is a thin proxy sending each call
-there. When the owner goes away, the next call finds the lock free, takes it, opens the
+socket only this user can reach (``rpc``); every other process is a thin proxy sending each
+call there, once the owner has proved it holds the secret of owner.json.
+When the owner goes away, the next call finds the lock free, takes it, opens the
 stores itself (reconciling LanceDB with Kùzu) and carries on, so callers see a slower
 call, never an error.
 
@@ -29,7 +30,16 @@ from hippograph.config import Settings
 from hippograph.domain.errors import InternalError, StoreError
 from hippograph.service.memory import Memory
 from hippograph.service.stores import check_writable
-from hippograph.sharing.ownership import OwnerInfo, lock_path, publish_owner, read_owner, unpublish_owner
+from hippograph.sharing.ownership import (
+    PRIVATE_FILE_MODE,
+    OwnerInfo,
+    lock_path,
+    publish_owner,
+    read_owner,
+    remove_owner,
+    socket_address,
+    unpublish_owner,
+)
 from hippograph.sharing.rpc import OwnerClient, OwnerGone, OwnerServer
 from hippograph.store.embed import Embedder
 
@@ -46,7 +56,7 @@ class SharedMemory(MemoryAPI):
         self._embedder = embedder
         self._wait_s = wait_s
         self._lock = threading.RLock()
-        self._file_lock = filelock.FileLock(lock_path(settings.data_dir), timeout=0)
+        self._file_lock = filelock.FileLock(lock_path(settings.data_dir), timeout=0, mode=PRIVATE_FILE_MODE)
         self._local: Memory | None = None
         self._server: OwnerServer | None = None
         self._remote: OwnerClient | None = None
@@ -98,20 +108,31 @@ class SharedMemory(MemoryAPI):
             self._file_lock.acquire()
         except filelock.Timeout:
             return False
+        data_dir = self.settings.data_dir
+        memory: Memory | None = None
+        server: OwnerServer | None = None
         try:
+            # A dead owner's address must not be called while the stores open (seconds at 100k facts).
+            remove_owner(data_dir)
+            lock_path.chmod(PRIVATE_FILE_MODE)
             memory = Memory.open(self.settings, embedder=self._embedder)
+            server = OwnerServer(memory, socket_address(data_dir))
+            publish_owner(data_dir, OwnerInfo(os.getpid(), server.address, server.token))
         except BaseException:
-            # A data dir we refuse to open is left as we found it, lock file included.
+            # Nothing is left behind: no listener, no open store, no lock (and a data dir we
+            # refuse to open is left as we found it, lock file included).
+            if server is not None:
+                server.stop()
+            if memory is not None:
+                memory.close()
             if not existed:
                 lock_path.unlink(missing_ok=True)
             self._file_lock.release()
             raise
-        server = OwnerServer(memory)
-        publish_owner(self.settings.data_dir, OwnerInfo(os.getpid(), server.port, server.token))
         self._local, self._server = memory, server
         if self._background:
             memory.start_background()
-        log.info("owning %s (owner API on 127.0.0.1:%d)", self.settings.data_dir, server.port)
+        log.info("owning %s (owner API at %s)", data_dir, server.address)
         return True
 
     def _backend(self) -> Memory | OwnerClient:
@@ -176,11 +197,10 @@ class SharedMemory(MemoryAPI):
             if self._local is not None:
                 # Unpublish first, so proxies stop calling and take over once the lock is free.
                 if self._server is not None:
-                    unpublish_owner(
-                        self.settings.data_dir, OwnerInfo(os.getpid(), self._server.port, self._server.token)
-                    )
-                if self._server is not None:
-                    self._server.stop()
+                    server = self._server
+                    info = OwnerInfo(os.getpid(), server.address, server.token)
+                    unpublish_owner(self.settings.data_dir, info)
+                    server.stop()
                 self._local.close()
                 self._local = None
                 self._file_lock.release()

@@ -1,6 +1,10 @@
-"""The owner's private RPC: a token-guarded loopback HTTP API that runs API operations for proxies.
+"""The owner's private RPC: an HTTP API on the owner's private socket that runs API operations for proxies.
 
-Each call is ``POST /call/{operation}`` with the operation's arguments as JSON. Both sides
+A proxy trusts nothing it has not checked: before its first call it sends ``POST /hello`` with a
+random nonce, and only an owner that answers with the nonce signed by the current token (read
+from owner.json, which only this user can read) gets the call; a process squatting on a dead
+owner's address learns a nonce and nothing else. Each call is then ``POST /call/{operation}``
+with the token and the operation's arguments as JSON. Both sides
 read the operation from ``api.OPERATIONS``: the owner turns the arguments back into their
 declared types, the proxy turns the result back into its declared type. An anticipated
 failure (``HippographError``) crosses as its class name and message and is raised again,
@@ -9,11 +13,13 @@ as it was, on the proxy's side.
 
 from __future__ import annotations
 
+import hashlib
 import hmac
 import logging
 import secrets
 import socket
 import threading
+from pathlib import Path
 from typing import Any
 
 import anyio.to_thread
@@ -37,8 +43,20 @@ class OwnerGone(Exception):
     """The owner did not answer (dead, restarting or not yet listening): find the new one."""
 
 
+def _proof(token: str, nonce: str) -> str:
+    """What only a holder of ``token`` can answer to ``nonce``."""
+    return hmac.new(token.encode(), b"hippograph owner proof:" + nonce.encode(), hashlib.sha256).hexdigest()
+
+
 def _api_app(memory: MemoryAPI, token: str) -> Starlette:
     expected = f"Bearer {token}".encode()
+
+    async def hello(request: Request) -> JSONResponse:
+        try:
+            nonce = str((await request.json())["nonce"])[:128]
+        except (ValueError, KeyError, TypeError):
+            return JSONResponse({"error": "BadRequest", "message": 'send {"nonce": ...}'}, status_code=400)
+        return JSONResponse({"proof": _proof(token, nonce)})
 
     async def call(request: Request) -> JSONResponse:
         if not hmac.compare_digest(request.headers.get("authorization", "").encode(), expected):
@@ -58,18 +76,18 @@ def _api_app(memory: MemoryAPI, token: str) -> Starlette:
             return JSONResponse({"error": "Internal", "message": f"{name} failed"}, status_code=500)
         return JSONResponse({"result": operation.dump_result(result)})
 
-    return Starlette(routes=[Route("/call/{method}", call, methods=["POST"])])
+    return Starlette(
+        routes=[Route("/hello", hello, methods=["POST"]), Route("/call/{method}", call, methods=["POST"])]
+    )
 
 
 class OwnerServer:
-    """The owner's private API on a random loopback port, in a background thread."""
+    """The owner's private API at ``address`` (see ``ownership.socket_address``), in a background thread."""
 
-    def __init__(self, memory: MemoryAPI) -> None:
+    def __init__(self, memory: MemoryAPI, address: str) -> None:
         self.token = secrets.token_urlsafe(32)
-        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind(("127.0.0.1", 0))
-        self.port = int(sock.getsockname()[1])
+        sock = _listen(address)
+        self.address = address if address.startswith("unix:") else f"tcp:{sock.getsockname()[1]}"
         config = uvicorn.Config(_api_app(memory, self.token), log_level="warning", access_log=False)
         self._server = uvicorn.Server(config)
         self._thread = threading.Thread(
@@ -80,6 +98,22 @@ class OwnerServer:
     def stop(self) -> None:
         self._server.should_exit = True
         self._thread.join(timeout=10)
+        if self.address.startswith("unix:"):
+            Path(self.address.removeprefix("unix:")).unlink(missing_ok=True)
+
+
+def _listen(address: str) -> socket.socket:
+    if address.startswith("unix:"):
+        path = Path(address.removeprefix("unix:"))
+        path.unlink(missing_ok=True)  # a dead owner's: only the lock holder gets here
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        sock.bind(str(path))
+        path.chmod(0o600)
+        return sock
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", 0))
+    return sock
 
 
 class OwnerClient:
@@ -87,16 +121,38 @@ class OwnerClient:
 
     def __init__(self, info: OwnerInfo) -> None:
         self.info = info
+        if info.address.startswith("unix:"):
+            transport = httpx2.HTTPTransport(uds=info.address.removeprefix("unix:"))
+            base_url = "http://owner"
+        else:
+            transport = httpx2.HTTPTransport()
+            base_url = f"http://127.0.0.1:{info.address.removeprefix('tcp:')}"
         self._client = httpx2.Client(
-            base_url=f"http://127.0.0.1:{info.port}",
-            headers={"authorization": f"Bearer {info.token}"},
-            timeout=httpx2.Timeout(300.0, connect=2.0),
+            transport=transport, base_url=base_url, timeout=httpx2.Timeout(300.0, connect=2.0)
         )
+        self._proved = False
+
+    def _prove_owner(self) -> None:
+        """Send nothing until whoever listens proves it holds the token owner.json names."""
+        nonce = secrets.token_hex(16)
+        try:
+            response = self._client.post("/hello", json={"nonce": nonce}, timeout=5.0)
+            proof = response.json().get("proof") if response.status_code == 200 else None
+        except (httpx2.TransportError, ValueError, AttributeError) as err:
+            raise OwnerGone(f"no owner answers at {self.info.address}: {err}") from err
+        if not isinstance(proof, str) or not hmac.compare_digest(proof, _proof(self.info.token, nonce)):
+            log.warning("%s is not the owner owner.json names: not calling it", self.info.address)
+            raise OwnerGone(f"the process at {self.info.address} could not prove it owns the data dir")
+        self._client.headers["authorization"] = f"Bearer {self.info.token}"
+        self._proved = True
 
     def call(self, name: str, arguments: dict[str, Any]) -> Any:
+        if not self._proved:
+            self._prove_owner()
         try:
             response = self._client.post(f"/call/{name}", json=to_jsonable_python(arguments))
         except httpx2.TransportError as err:
+            self._proved = False  # whoever answers next proves itself again
             raise OwnerGone(str(err)) from err
         body = response.json()
         if response.status_code == 422:
