@@ -23,7 +23,7 @@ import anyio
 
 from hippograph.store.embed import assemble_default_model
 from hippograph.text import secrets_scan
-from testkit.workloads import concurrent_processes, kill_rounds, verify
+from testkit.workloads import concurrent_processes, kill_rounds, owner_kills, verify
 
 ROOT = Path(__file__).resolve().parents[1]
 SECRETS = ROOT / "tests" / "data" / "secrets"
@@ -74,9 +74,24 @@ def main() -> None:
         (
             f"kill -9 mid write-burst, {rounds} rounds",
             f"attempted {tally.attempted}, acknowledged {len(tally.acknowledged)}, "
-            f"missing {report['missing']}, index disagrees {report['index_disagrees']}, "
-            f"crashes survived {rounds}, "
+            f"missing {report['missing']}, duplicated {report['duplicated']}, "
+            f"index disagrees {report['index_disagrees']}, crashes survived {rounds}, "
             f"{time.perf_counter() - start:.0f} s",
+        )
+    )
+    print(rows[-1], flush=True)
+
+    start = time.perf_counter()
+    data = work / "owner-kills"
+    tally = anyio.run(owner_kills, data, models, rounds, 2, 40)
+    report = verify(data, models, tally.acknowledged)
+    rows.append(
+        (
+            f"owner kill -9 under 2 writing proxies (retries reach the next owner), {rounds} rounds",
+            f"attempted {tally.attempted}, acknowledged {len(tally.acknowledged)}, "
+            f"missing {report['missing']}, duplicated {report['duplicated']}, "
+            f"errors {len(tally.errors)} (applied, reply lost in the crash), "
+            f"index disagrees {report['index_disagrees']}, {time.perf_counter() - start:.0f} s",
         )
     )
     print(rows[-1], flush=True)

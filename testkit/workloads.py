@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -17,6 +18,7 @@ from mcp import ClientSession
 
 from hippograph.config import Settings
 from hippograph.service.memory import Memory
+from hippograph.sharing.ownership import read_owner
 from testkit.client import connect_http, stdio_session
 from testkit.process import http_server
 
@@ -110,15 +112,82 @@ async def kill_rounds(data_dir: Path, models_dir: Path, rounds: int, writes_per_
     return tally
 
 
+async def owner_kills(data_dir: Path, models_dir: Path, rounds: int, proxies: int, writes_each: int) -> Tally:
+    """Each round: an owner and ``proxies`` stdio servers writing conversation turns (never merged,
+    so a write run twice shows as two facts); the owner is killed -9 a third of the way in, and
+    the proxies' retries reach whichever of them takes over."""
+    tally = Tally()
+    for r in range(rounds):
+        owning, killed = anyio.Event(), anyio.Event()
+        pid: list[int] = []
+
+        async def owner(
+            owning: anyio.Event = owning, killed: anyio.Event = killed, pid: list[int] = pid
+        ) -> None:
+            try:
+                async with stdio_session(data_dir, models_dir) as session:
+                    await session.call_tool("search", {"query": "warm up"})
+                    info = read_owner(data_dir)
+                    assert info is not None
+                    pid.append(info.pid)
+                    owning.set()
+                    await killed.wait()
+            except Exception:  # its transport breaks when it is killed
+                pass
+
+        async def proxy(n: int, r: int = r, killed: anyio.Event = killed, pid: list[int] = pid) -> None:
+            async with stdio_session(data_dir, models_dir) as session:
+                limiter = anyio.Semaphore(4)
+
+                async def one(i: int) -> None:
+                    async with limiter:
+                        tally.attempted += 1
+                        result = await session.call_tool(
+                            "remember",
+                            {
+                                "content": f"round {r} proxy {n} turn {i}",
+                                "kind": "episode",
+                                "session_id": f"p{n}",
+                            },
+                        )
+                        if result.is_error or not result.structured_content:
+                            tally.errors.append(str(result.content))
+                            return
+                        tally.acknowledged.append(result.structured_content["id"])
+                        if not killed.is_set() and len(tally.acknowledged) % (proxies * writes_each) >= (
+                            proxies * writes_each // 3
+                        ):
+                            os.kill(pid[0], signal.SIGKILL)
+                            killed.set()
+
+                async with anyio.create_task_group() as tg:
+                    for i in range(writes_each):
+                        tg.start_soon(one, i)
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(owner)
+            await owning.wait()
+            async with anyio.create_task_group() as writers:
+                for n in range(proxies):
+                    writers.start_soon(proxy, n)
+            if not killed.is_set():
+                os.kill(pid[0], signal.SIGKILL)
+                killed.set()
+    return tally
+
+
 def verify(data_dir: Path, models_dir: Path, acknowledged: list[str]) -> dict[str, int]:
-    """Open the stores directly: every acknowledged fact is in Kùzu, and LanceDB agrees with Kùzu."""
+    """Open the stores directly: every acknowledged fact is in Kùzu, none is stored twice, and
+    LanceDB agrees with Kùzu."""
     memory = Memory.open(Settings(data_dir=data_dir, models_dir=models_dir))
     try:
         in_graph = memory.graph.fact_ids()
         in_index = set(memory.vectors.ids("facts"))
+        contents = Counter(fact.content for fact in memory.graph.all_facts())
         return {
             "acknowledged": len(acknowledged),
             "missing": len(set(acknowledged) - in_graph),
+            "duplicated": sum(n - 1 for n in contents.values()),
             "graph_facts": len(in_graph),
             "index_disagrees": len(in_graph ^ in_index),
         }

@@ -38,16 +38,21 @@ def fill(memory: Memory) -> tuple[str, str, str]:
         memory.remember(f"Filler fact {i}: the garden has {i} rose bushes", tags=["garden"])
     memory.remember("Bob reviewed the garden plan", entities=["Bob"])
     first = memory.remember("Standup: we talked about the release", kind="episode", session_id="s1")
-    secret = memory.remember(
-        "Standup: the launch codeword is xylophonequark",
-        kind="episode",
-        session_id="s1",
-        entities=["Quarkzilla", "quarkvalue"],
-        tags=["quarktag"],
-        evidence="evidencequark was said aloud",
-        subject="launch",
-        predicate="codeword",
-        object="quarkvalue",
+    # As a proxy sends it: the owner keeps the reply, which quotes the fact, for a retry.
+    secret = memory.call_once(
+        "remember",
+        {
+            "content": "Standup: the launch codeword is xylophonequark",
+            "kind": "episode",
+            "session_id": "s1",
+            "entities": ["Quarkzilla", "quarkvalue"],
+            "tags": ["quarktag"],
+            "evidence": "evidencequark was said aloud",
+            "subject": "launch",
+            "predicate": "codeword",
+            "object": "quarkvalue",
+        },
+        "request-1",
     )
     after = memory.remember("Standup: next we fix the build", kind="episode", session_id="s1")
     memory.remember("Standup: next we fix the build", kind="episode", session_id="s1")

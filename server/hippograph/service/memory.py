@@ -19,10 +19,12 @@ from __future__ import annotations
 
 import dataclasses
 import io
+import json
 import logging
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import contextmanager
 from typing import Any
 
 from hippograph.api import OPERATIONS, MemoryAPI
@@ -50,6 +52,31 @@ log = logging.getLogger(__name__)
 # equal versions mean nothing can differ and the full reconcile (~2 s at 100k facts) is
 # skipped; the marker is cleared at once, so after a crash the next open reconciles.
 _VECTORS_IN_SYNC = "vectors_in_sync_with"
+
+
+class _RequestLocks:
+    """One lock per request id in flight: a retry that arrives while the first try still runs
+    waits for it, then finds its receipt."""
+
+    def __init__(self) -> None:
+        self._mutex = threading.Lock()
+        self._held: dict[str, tuple[threading.Lock, int]] = {}
+
+    @contextmanager
+    def hold(self, request_id: str) -> Iterator[None]:
+        with self._mutex:
+            lock, users = self._held.get(request_id, (threading.Lock(), 0))
+            self._held[request_id] = (lock, users + 1)
+        try:
+            with lock:
+                yield
+        finally:
+            with self._mutex:
+                lock, users = self._held[request_id]
+                if users == 1:
+                    del self._held[request_id]
+                else:
+                    self._held[request_id] = (lock, users - 1)
 
 
 class Memory(MemoryAPI):
@@ -108,6 +135,7 @@ class Memory(MemoryAPI):
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
         self._closed = False
+        self._requests = _RequestLocks()
 
     # What in-process callers (CLI, explorer, benchmarks, tests) reach directly.
     @property
@@ -192,6 +220,34 @@ class Memory(MemoryAPI):
                 f"there is no operation {name!r}: use one of {', '.join(sorted(self._handlers))}"
             )
         return handler(**arguments)
+
+    def call_once(self, name: str, arguments: dict[str, Any], request_id: str) -> Any:
+        """Run a write at most once per ``request_id``: its receipt commits in the write's own
+        transaction, and a retry gets the stored reply (see ``store.receipts``)."""
+        operation = OPERATIONS.get(name)
+        if operation is None or operation.read_only:
+            return self.call(name, arguments)
+        receipts = self.graph.receipts
+        with self._requests.hold(request_id):
+            done = receipts.get(request_id)
+            if done is not None:
+                if done.operation != name:
+                    raise InvalidInput(f"request id {request_id} was used for {done.operation}, not {name}")
+                if done.result is None:
+                    raise StoreError(
+                        f"this {name} was applied, but the process running it stopped before its reply "
+                        "was kept: search for the result instead of sending it again"
+                    )
+                return operation.parse_result(json.loads(done.result))
+            receipts.commit_with_next_write(request_id, name, self.stores.clock())
+            try:
+                result = self.call(name, arguments)
+            except BaseException:
+                receipts.abandon()
+                raise
+            reply = json.dumps(operation.dump_result(result))
+            receipts.store_reply(request_id, name, reply, self.stores.clock())
+            return result
 
     # ------------------------------------------------------------ owner-side upkeep
 

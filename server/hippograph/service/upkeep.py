@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from hippograph.domain import lifecycle as lc
@@ -13,6 +13,10 @@ from hippograph.service.stores import Stores
 from hippograph.store.vectors import fact_row
 
 LAST_MAINTENANCE = "last_maintenance"
+
+
+# How long a proxied write's reply is kept for a retry (retries come within a minute).
+_KEEP_RECEIPTS = timedelta(days=1)
 
 
 @dataclass(frozen=True)
@@ -48,6 +52,7 @@ class Upkeep:
             orphans = self.stores.graph.orphan_entities()
             if not dry_run:
                 self._write(changed, orphans)
+                self.stores.graph.receipts.drop_before(self.stores.clock() - _KEEP_RECEIPTS)
         changed.sort(key=lambda pair: (pair[0].created_at, pair[0].id))
         return MaintenanceOut(
             now=iso(at) or "",

@@ -18,6 +18,7 @@ import logging
 import os
 import threading
 import time
+import uuid
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -156,9 +157,10 @@ class SharedMemory(MemoryAPI):
     def call(self, name: str, arguments: dict[str, Any]) -> Any:
         """Run operation ``name`` on the stores here if this process owns them, else on the owner's."""
 
+        request_id = uuid.uuid4().hex  # one per call, whichever owner its retries reach
+
         def attempt() -> Any:
-            backend = self._backend()
-            return backend.call(name, arguments)
+            return self._backend().call_once(name, arguments, request_id)
 
         try:
             for retry in Retrying(

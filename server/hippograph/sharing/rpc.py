@@ -4,7 +4,8 @@ A proxy trusts nothing it has not checked: before its first call it sends ``POST
 random nonce, and only an owner that answers with the nonce signed by the current token (read
 from owner.json, which only this user can read) gets the call; a process squatting on a dead
 owner's address learns a nonce and nothing else. Each call is then ``POST /call/{operation}``
-with the token and the operation's arguments as JSON. Both sides
+with the token, a request id (the same on every retry: a write runs once, see
+``Memory.call_once``) and the operation's arguments as JSON. Both sides
 read the operation from ``api.OPERATIONS``: the owner turns the arguments back into their
 declared types, the proxy turns the result back into its declared type. An anticipated
 failure (``HippographError``) crosses as its class name and message and is raised again,
@@ -39,6 +40,10 @@ from hippograph.sharing.ownership import OwnerInfo
 log = logging.getLogger(__name__)
 
 
+# The header naming a proxied call's request id, the same for every retry of that call.
+_REQUEST_ID = "x-hippograph-request"
+
+
 class OwnerGone(Exception):
     """The owner did not answer (dead, restarting or not yet listening): find the new one."""
 
@@ -66,9 +71,13 @@ def _api_app(memory: MemoryAPI, token: str) -> Starlette:
         if operation is None:
             return JSONResponse({"error": "NotFound", "message": f"no method {name}"}, status_code=404)
         sent = await request.json()
+        request_id = request.headers.get(_REQUEST_ID)
         try:
             arguments = operation.parse_arguments(sent)
-            result = await anyio.to_thread.run_sync(lambda: memory.call(name, arguments))
+            if request_id:
+                result = await anyio.to_thread.run_sync(lambda: memory.call_once(name, arguments, request_id))
+            else:
+                result = await anyio.to_thread.run_sync(lambda: memory.call(name, arguments))
         except HippographError as err:
             return JSONResponse({"error": type(err).__name__, "message": str(err)}, status_code=422)
         except Exception:
@@ -146,11 +155,15 @@ class OwnerClient:
         self._client.headers["authorization"] = f"Bearer {self.info.token}"
         self._proved = True
 
-    def call(self, name: str, arguments: dict[str, Any]) -> Any:
+    def call_once(self, name: str, arguments: dict[str, Any], request_id: str) -> Any:
+        """Run ``name`` on the owner; a write sent again with the same ``request_id`` (after an
+        owner died under it) gets the first one's reply, not a second write."""
         if not self._proved:
             self._prove_owner()
         try:
-            response = self._client.post(f"/call/{name}", json=to_jsonable_python(arguments))
+            response = self._client.post(
+                f"/call/{name}", json=to_jsonable_python(arguments), headers={_REQUEST_ID: request_id}
+            )
         except httpx2.TransportError as err:
             self._proved = False  # whoever answers next proves itself again
             raise OwnerGone(str(err)) from err

@@ -21,6 +21,7 @@ from hippograph.store import migrations
 from hippograph.store.fact_cache import FactCache
 from hippograph.store.kuzu_session import KuzuSession, gc_paused
 from hippograph.store.read_model import ClaimKey, EdgeRow, ReadModel, claim_key
+from hippograph.store.receipts import Receipts
 from hippograph.store.rows import (
     ENTITY_COLUMNS,
     FACT_COLUMNS,
@@ -75,6 +76,7 @@ class GraphStore:
             path, max_db_size=max_db_size, buffer_pool_bytes=buffer_pool_bytes, publish=self._read.publish
         )
         migrations.migrate(self._session)
+        self.receipts = Receipts(self._session)
         self._load_read_model(self._read)
         self._facts = FactCache(lambda: self._session.columns(_FACT_TABLE))
 

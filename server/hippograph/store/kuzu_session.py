@@ -119,6 +119,8 @@ class KuzuSession:
         self._types: dict[str, dict[str, str]] = {}  # table -> column -> Kùzu type (see cast)
         # The open transaction's commit hooks; None outside a transaction.
         self._hooks: list[CommitHook] | None = None
+        # A statement a thread wants committed with its next transaction (see ``commit_with``).
+        self._riders: dict[int, tuple[str, dict[str, Any]]] = {}
 
     def _open(self, path: Path) -> kuzu.Database:
         return kuzu.Database(
@@ -218,9 +220,23 @@ class KuzuSession:
                 with suppress(RuntimeError):
                     self._conn.execute("ROLLBACK")
                 raise
+            rider = self._riders.pop(threading.get_ident(), None)
+            if rider is not None:
+                self.run(*rider)
             hooks, self._hooks = self._hooks, None
             self._conn.execute("COMMIT")
             self._publish(hooks)
+
+    def commit_with(self, query: str, params: Mapping[str, Any]) -> None:
+        """Run this statement inside the next transaction this thread commits (none, if it
+        commits none before ``drop_rider``): a record that must exist exactly when the write does."""
+        with self.lock:
+            self._riders[threading.get_ident()] = (query, dict(params))
+
+    def drop_rider(self) -> bool:
+        """Forget this thread's ``commit_with`` statement; whether it was still waiting."""
+        with self.lock:
+            return self._riders.pop(threading.get_ident(), None) is not None
 
     @property
     def in_transaction(self) -> bool:
