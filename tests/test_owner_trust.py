@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import socket
 import stat
 import threading
@@ -95,9 +96,10 @@ def squatter(settings: Settings) -> Iterator[_Squatter]:
 def test_a_squatter_on_a_dead_owners_address_receives_nothing(
     settings: Settings, embedder: FastEmbedder, squatter: _Squatter
 ) -> None:
-    # A dead owner's owner.json is still there, and a process that took the lock is still
-    # opening the stores: the only time a proxy reads an address it has not seen proved.
-    publish_owner(settings.data_dir, OwnerInfo(pid=2**22 + 1, address=f"unix:{squatter.path}", token="t0ken"))
+    # A dead owner's owner.json is still there, its pid reused by a live process, and a process
+    # that took the lock is still opening the stores: a proxy finds an address it has not proved.
+    stale = OwnerInfo(pid=os.getppid(), address=f"unix:{squatter.path}", token="t0ken")
+    publish_owner(settings.data_dir, stale)
     opening = filelock.FileLock(lock_path(settings.data_dir), timeout=0)
     opening.acquire()
     proxy = SharedMemory(settings, embedder=embedder, wait_s=1.0)

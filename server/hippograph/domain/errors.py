@@ -44,6 +44,10 @@ class StoreError(HippographError):
     pass
 
 
+class DiskFull(StoreError):
+    pass
+
+
 class DataDirNotWritable(StoreError):
     pass
 

@@ -219,6 +219,8 @@ class Memory(MemoryAPI):
             raise InvalidInput(
                 f"there is no operation {name!r}: use one of {', '.join(sorted(self._handlers))}"
             )
+        if not OPERATIONS[name].read_only:
+            self.stores.check_space()
         return handler(**arguments)
 
     def call_once(self, name: str, arguments: dict[str, Any], request_id: str) -> Any:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import os
+import shutil
 import stat
 import threading
 from collections.abc import Sequence
@@ -13,7 +14,7 @@ from pathlib import Path
 from hippograph.config import Settings
 from hippograph.domain import lifecycle as lc
 from hippograph.domain import validation as check
-from hippograph.domain.errors import DataDirNotWritable, NotFound
+from hippograph.domain.errors import DataDirNotWritable, DiskFull, NotFound
 from hippograph.domain.models import EdgeType, Fact
 from hippograph.retrieval.retriever import Retriever
 from hippograph.service.shaping import Clock
@@ -23,6 +24,9 @@ from hippograph.store.graph import GraphStore
 from hippograph.store.vectors import VectorStore
 
 log = logging.getLogger(__name__)
+
+# Free space a write needs beyond the graph file's size (see ``Stores.check_space``).
+_FREE_SPACE_FLOOR = 64 * 2**20
 
 # (id, content) of a session's latest fact.
 Turn = tuple[str, str]
@@ -114,6 +118,24 @@ class Stores:
     sessions: SessionTails
     # Every write takes it: what a write reads to plan it stays true until it commits.
     write_lock: threading.RLock = field(default_factory=threading.RLock)
+
+    def check_space(self) -> None:
+        """Refuse a write, before it touches a store, when the disk could fill during it.
+
+        Kùzu does not recover well from a write cut short (a half-written WAL record, then a
+        crash at close, tested), so the margin is checked first: a floor, plus the graph file's
+        size, which a checkpoint or a purge's rebuild may write again.
+        """
+        data_dir = self.settings.data_dir
+        graph_file = data_dir / "graph.kuzu"
+        needed = _FREE_SPACE_FLOOR + (graph_file.stat().st_size if graph_file.exists() else 0)
+        free = shutil.disk_usage(data_dir).free
+        if free < needed:
+            raise DiskFull(
+                f"the disk holding {data_dir} has {free // 2**20} MiB free and a write needs "
+                f"{needed // 2**20} MiB to finish safely: free some space and send it again. "
+                "Nothing was written; search and recall still work."
+            )
 
     def fact(self, fact_id: str) -> Fact:
         """The fact with this id, or NotFound saying where ids come from."""

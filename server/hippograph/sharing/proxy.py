@@ -14,6 +14,7 @@ call, never an error.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import threading
@@ -31,6 +32,7 @@ from hippograph.config import Settings
 from hippograph.domain.errors import InternalError, StoreError
 from hippograph.service.memory import Memory
 from hippograph.service.stores import check_writable
+from hippograph.sharing.guard import OwnerGuard
 from hippograph.sharing.ownership import (
     PRIVATE_FILE_MODE,
     OwnerInfo,
@@ -61,6 +63,7 @@ class SharedMemory(MemoryAPI):
         self._local: Memory | None = None
         self._server: OwnerServer | None = None
         self._remote: OwnerClient | None = None
+        self._guard: OwnerGuard | None = None
         self._background = False
 
     @classmethod
@@ -68,7 +71,8 @@ class SharedMemory(MemoryAPI):
         """Join the data dir: own it if nobody does (opening the stores now), else proxy."""
         check_writable(settings.data_dir)
         shared = cls(settings, embedder=embedder)
-        shared._try_to_own()
+        with contextlib.suppress(OwnerGone):  # an owner is starting: the first call waits for it
+            shared._backend()
         return shared
 
     @classmethod
@@ -118,7 +122,8 @@ class SharedMemory(MemoryAPI):
             lock_path.chmod(PRIVATE_FILE_MODE)
             memory = Memory.open(self.settings, embedder=self._embedder)
             server = OwnerServer(memory, socket_address(data_dir))
-            publish_owner(data_dir, OwnerInfo(os.getpid(), server.address, server.token))
+            info = OwnerInfo(os.getpid(), server.address, server.token)
+            publish_owner(data_dir, info)
         except BaseException:
             # Nothing is left behind: no listener, no open store, no lock (and a data dir we
             # refuse to open is left as we found it, lock file included).
@@ -131,28 +136,36 @@ class SharedMemory(MemoryAPI):
             self._file_lock.release()
             raise
         self._local, self._server = memory, server
+        self._guard = OwnerGuard(data_dir, info, self._file_lock)
         if self._background:
             memory.start_background()
         log.info("owning %s (owner API at %s)", data_dir, server.address)
         return True
 
     def _backend(self) -> Memory | OwnerClient:
+        """The stores here, or a proved owner's API. A live owner that published its address is
+        called even if its lock file is gone (taking a fresh lock would lock everyone out: the
+        owner's guard puts the file back); otherwise this process tries to become the owner."""
         with self._lock:
             if self._local is not None:
                 return self._local
+            info = read_owner(self.settings.data_dir)
+            if info is not None and info.pid != os.getpid() and _alive(info.pid):
+                if self._remote is None or self._remote.info != info:
+                    if self._remote is not None:
+                        self._remote.close()
+                    self._remote = OwnerClient(info)
+                try:
+                    self._remote.prove()
+                    return self._remote
+                except OwnerGone:
+                    pass  # not an owner (a dead one's reused pid): the lock decides
             if self._try_to_own():
                 if self._remote is not None:
                     self._remote.close()
                     self._remote = None
                 return self._local  # type: ignore[return-value]
-            info = read_owner(self.settings.data_dir)
-            if info is None or info.pid == os.getpid():
-                raise OwnerGone("the owner has not published its address yet")
-            if self._remote is None or self._remote.info != info:
-                if self._remote is not None:
-                    self._remote.close()
-                self._remote = OwnerClient(info)
-            return self._remote
+            raise OwnerGone("the owner has not published its address yet")
 
     def call(self, name: str, arguments: dict[str, Any]) -> Any:
         """Run operation ``name`` on the stores here if this process owns them, else on the owner's."""
@@ -196,6 +209,9 @@ class SharedMemory(MemoryAPI):
             if self._remote is not None:
                 self._remote.close()
                 self._remote = None
+            if self._guard is not None:
+                self._guard.stop()
+                self._guard = None
             if self._local is not None:
                 # Unpublish first, so proxies stop calling and take over once the lock is free.
                 if self._server is not None:
@@ -206,3 +222,13 @@ class SharedMemory(MemoryAPI):
                 self._local.close()
                 self._local = None
                 self._file_lock.release()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # another user's process
+    return True

@@ -34,7 +34,7 @@ from starlette.routing import Route
 
 from hippograph.api import OPERATIONS, MemoryAPI
 from hippograph.domain import errors
-from hippograph.domain.errors import HippographError
+from hippograph.domain.errors import HippographError, InternalError
 from hippograph.sharing.ownership import OwnerInfo
 
 log = logging.getLogger(__name__)
@@ -141,8 +141,10 @@ class OwnerClient:
         )
         self._proved = False
 
-    def _prove_owner(self) -> None:
+    def prove(self) -> None:
         """Send nothing until whoever listens proves it holds the token owner.json names."""
+        if self._proved:
+            return
         nonce = secrets.token_hex(16)
         try:
             response = self._client.post("/hello", json={"nonce": nonce}, timeout=5.0)
@@ -158,8 +160,7 @@ class OwnerClient:
     def call_once(self, name: str, arguments: dict[str, Any], request_id: str) -> Any:
         """Run ``name`` on the owner; a write sent again with the same ``request_id`` (after an
         owner died under it) gets the first one's reply, not a second write."""
-        if not self._proved:
-            self._prove_owner()
+        self.prove()
         try:
             response = self._client.post(
                 f"/call/{name}", json=to_jsonable_python(arguments), headers={_REQUEST_ID: request_id}
@@ -171,6 +172,9 @@ class OwnerClient:
         if response.status_code == 422:
             error_type = getattr(errors, body["error"], HippographError)
             raise error_type(body["message"])
+        if response.status_code == 500:
+            # The owner is alive but the call failed: running it again would fail again.
+            raise InternalError(f"{body.get('message')}: the owning process logged why")
         if response.status_code != 200:
             # 401: owner.json belongs to a newer owner than the one we know.
             raise OwnerGone(f"owner answered {response.status_code}: {body.get('message')}")
