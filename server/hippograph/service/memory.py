@@ -30,7 +30,7 @@ from hippograph.config import Settings
 from hippograph.domain import lifecycle as lc
 from hippograph.domain.errors import InvalidInput, StoreError
 from hippograph.retrieval.retriever import Retriever
-from hippograph.service import import_mcp, transfer
+from hippograph.service import import_mcp, screening, transfer
 from hippograph.service.curation import PURGE_PENDING, Curator, finish_purge
 from hippograph.service.explain import Explainer
 from hippograph.service.reads import Reader
@@ -191,6 +191,9 @@ class Memory(MemoryAPI):
             raise InvalidInput(
                 f"there is no operation {name!r}: use one of {', '.join(sorted(self._handlers))}"
             )
+        if not OPERATIONS[name].read_only:
+            # The one intake of every write: no path, no field is stored unscreened.
+            arguments = screening.screen(arguments, self.settings.secrets)
         return handler(**arguments)
 
     # ------------------------------------------------------------ owner-side upkeep
