@@ -74,7 +74,7 @@ class _Screen:
         prose = field in PROSE
         if prose and self.mask:
             return secrets_scan.redact(text, findings)
-        self.refused.append((where, findings, prose))
+        self.refused.append((where.rstrip(": "), findings, prose))  # "line 3: " when a line is one string
         return text
 
     def lines(self, lines: list[str]) -> list[str]:
