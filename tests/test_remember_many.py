@@ -205,7 +205,7 @@ def test_remember_many_stores_what_remember_in_turn_would(
         (
             {"content": "the key is AKIAME61CVTPRRNCZQMH"},
             SecretDetected,
-            "items[2]: refused: content contains",
+            "refused: items[2].content contains",
         ),
     ],
     ids=["empty", "unknown-field", "bad-kind", "not-an-object", "secret"],

@@ -20,6 +20,7 @@ from hippograph.config import Settings
 from hippograph.domain.errors import SecretDetected
 from hippograph.service.memory import Memory
 from hippograph.store.embed import FastEmbedder
+from hippograph.text import secrets_scan
 from hippograph.text.secrets_scan import SecretFinding, describe, redact, scan
 
 DATA = Path(__file__).parent / "data" / "secrets"
@@ -238,6 +239,12 @@ def test_describe_lists_several_findings() -> None:
     )
 
 
+def test_describe_an_identifier_says_it_is_refused_even_when_masking() -> None:
+    message = describe(scan(GITHUB_TOKEN), field="tags[0]", maskable=False)
+    assert message.startswith("refused: tags[0] contains a GitHub token (line 1, characters 1-40).")
+    assert "never stored masked" in message and "set HIPPOGRAPH_SECRETS=redact" not in message
+
+
 def test_a_finding_built_by_hand_is_located_by_offsets() -> None:
     assert SecretFinding("JWT", 10, 50).location == "characters 11-50"
 
@@ -295,6 +302,19 @@ ADVERSARIAL = {
 @pytest.mark.parametrize("text", ADVERSARIAL.values(), ids=ADVERSARIAL.keys())
 def test_large_adversarial_text_scans_without_backtracking_blowup(text: str) -> None:
     _assert_well_formed(text, scan(text))
+
+
+@given(st.from_regex(secrets_scan._NOTHING_TO_FIND, fullmatch=True))
+def test_the_shapes_scan_skips_are_ones_no_detector_flags(text: str) -> None:
+    # Ids, times, numbers and very short strings are answered without running the detectors.
+    assert list(secrets_scan._raw_findings(text)) == []
+
+
+def test_a_format_only_scan_finds_credentials_but_not_random_ids() -> None:
+    session = "V1StGXR8Z5jdHi6BmyT9qLw3"  # random by design, like a nanoid
+    assert [f.kind for f in scan(session)] == ["high-entropy token"]
+    assert scan(session, entropy=False) == []
+    assert [f.kind for f in scan(GITHUB_TOKEN, entropy=False)] == ["GitHub token"]
 
 
 def test_remember_refuses_a_secret_and_writes_nothing(memory: Memory) -> None:

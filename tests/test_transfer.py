@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from hippograph.config import Settings
-from hippograph.domain.errors import InvalidInput
+from hippograph.domain.errors import InvalidInput, SecretDetected
 from hippograph.service.import_mcp import import_mcp_memory
 from hippograph.service.memory import Memory
 from hippograph.service.transfer import export, import_hippograph
@@ -223,13 +223,12 @@ def test_a_file_without_the_header_is_refused_with_a_hint(other: Memory) -> None
 
 
 def test_a_fact_holding_a_secret_is_refused_before_anything_is_written(memory: Memory, other: Memory) -> None:
-    pytest.importorskip("hippograph.text.secrets_scan")
     memory.remember("the deploy user is called ci-bot")
     lines = _export(memory).splitlines()
     at = next(i for i, x in enumerate(lines) if '"type": "fact"' in x)
     lines[at] = lines[at].replace("called ci-bot", "called ci-bot, key AKIAME61CVTPRRNCZQMH")
-    with pytest.raises(InvalidInput, match=f"line {at + 1}: content contains") as err:
-        import_hippograph(other.stores, other.upkeep, lines)
+    with pytest.raises(SecretDetected, match=f"line {at + 1}: content contains") as err:
+        other.import_lines(lines, "hippograph")
     assert "AKIAME61CVTPRRNCZQMH" not in str(err.value)
     assert other.graph.counts()["facts"] == 0
 
@@ -321,10 +320,24 @@ def test_mcp_memory_bad_line_is_refused_by_number(memory: Memory) -> None:
 
 
 def test_mcp_memory_observation_holding_a_secret_is_refused(memory: Memory) -> None:
-    pytest.importorskip("hippograph.text.secrets_scan")
     line = json.dumps(
         {"type": "entity", "name": "CI", "entityType": "tool", "observations": ["token ghp_" + "a1B2" * 9]}
     )
-    with pytest.raises(InvalidInput, match="line 1: observations\\[0\\] contains"):
-        import_mcp_memory(memory.stores, memory.upkeep, [line])
+    with pytest.raises(SecretDetected, match="line 1: observations\\[0\\] contains"):
+        memory.import_lines([line], "mcp-memory")
     assert memory.graph.counts()["facts"] == 0
+
+
+def test_an_old_style_mcp_memory_file_is_screened_and_masked_as_one_object(
+    settings: Settings, embedder: FastEmbedder
+) -> None:
+    token = "ghp_" + "a1B2" * 9
+    whole = {"entities": [{"name": "CI", "entityType": "tool", "observations": [f"token {token}"]}]}
+    lines = json.dumps(whole, indent=2).splitlines()  # pretty-printed: no line parses alone
+    memory = Memory.open(settings.model_copy(update={"secrets": "redact"}), embedder=embedder)
+    try:
+        memory.import_lines(lines, "mcp-memory")
+        facts = list(memory.graph.all_facts())
+    finally:
+        memory.close()
+    assert [f.content for f in facts] == ["token [REDACTED:github-token]"]

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import functools
 import inspect
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
@@ -43,6 +43,7 @@ from hippograph.domain.models import (
     TtlPolicy,
     UsedOut,
 )
+from hippograph.text import secrets_scan
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -108,8 +109,21 @@ class Operation:
     def _result(self) -> TypeAdapter[Any]:
         return TypeAdapter(self.result)
 
+    def check_names(self, sent: Iterable[str], *, tool: bool = False) -> None:
+        """Raise ``InvalidInput`` naming the arguments sent that this operation does not take (as
+        an MCP tool: without the internal ones) and listing those it does."""
+        accepted = list((self.tool_signature if tool else self.signature).parameters)
+        unknown = sorted(set(sent) - set(accepted))
+        if unknown:
+            plural = "s" if len(unknown) > 1 else ""
+            raise InvalidInput(
+                f"unknown argument{plural} {', '.join(map(_shown, unknown))} for {self.name}: it takes only "
+                f"{', '.join(accepted)}; send the call again without the unknown one{plural}"
+            )
+
     def parse_arguments(self, sent: Mapping[str, Any]) -> dict[str, Any]:
         """Arguments as they crossed a process boundary (JSON), back to their declared types."""
+        self.check_names(sent)
         try:
             parsed = self._arguments.model_validate(dict(sent))
         except ValidationError as err:
@@ -124,6 +138,11 @@ class Operation:
     def parse_result(self, sent: Any) -> Any:
         """A result that crossed a process boundary, back to its declared type."""
         return self._result.validate_python(sent)
+
+
+def _shown(name: str) -> str:
+    """An argument name as an error may quote it: short, and never a secret."""
+    return "(a name holding a secret)" if secrets_scan.scan(name) else repr(name[:60])
 
 
 def _is_internal(annotation: Any) -> bool:

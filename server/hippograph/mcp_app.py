@@ -21,14 +21,15 @@ from mcp.server.mcpserver.exceptions import ResourceError, ToolError
 from mcp.server.subscriptions import InMemorySubscriptionBus
 from mcp.server.transport_security import TransportSecuritySettings
 from mcp.shared.subscriptions import ResourceUpdated
-from mcp_types import ToolAnnotations
+from mcp_types import CallToolResult, InputRequiredResult, ToolAnnotations
+from mcp_types import Tool as MCPTool
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from hippograph import __version__
 from hippograph.api import OPERATIONS, MemoryAPI, Operation
 from hippograph.config import Settings
-from hippograph.domain.errors import HippographError
+from hippograph.domain.errors import HippographError, InvalidInput
 
 INSTRUCTIONS = """\
 hippograph is your long-term memory about the user and their work, kept across conversations.
@@ -94,6 +95,32 @@ def _tool(operation: Operation, memory: MemoryAPI, bus: InMemorySubscriptionBus)
     return tool
 
 
+class _Server(MCPServer[Any]):
+    """The SDK's server, strict about arguments: it would drop the ones a tool does not declare.
+
+    A misspelt or invented argument (``remember(..., tag=["x"])``) is an error naming it and
+    listing the tool's arguments, and each tool's input schema says so
+    (``additionalProperties: false``), so the model learns what it sent wrong.
+    """
+
+    async def list_tools(self) -> list[MCPTool]:
+        return [
+            tool.model_copy(update={"input_schema": {**tool.input_schema, "additionalProperties": False}})
+            for tool in await super().list_tools()
+        ]
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
+    ) -> CallToolResult | InputRequiredResult:
+        operation = OPERATIONS.get(name)
+        if operation is not None and operation.tool:
+            try:
+                operation.check_names(arguments, tool=True)
+            except InvalidInput as err:
+                raise ToolError(f"Error executing tool {name}: {err}") from err
+        return await super().call_tool(name, arguments, context)
+
+
 def transport_security(settings: Settings) -> TransportSecuritySettings:
     """DNS-rebinding protection: only loopback Host/Origin headers unless bound elsewhere."""
     hosts = ["127.0.0.1", "localhost", "[::1]"]
@@ -109,7 +136,7 @@ def transport_security(settings: Settings) -> TransportSecuritySettings:
 def build_server(memory: MemoryAPI) -> MCPServer:
     """The MCP server: one tool per operation ``api.MemoryAPI`` offers as a tool, and the resources."""
     bus = InMemorySubscriptionBus()
-    server: MCPServer = MCPServer(
+    server = _Server(
         name="hippograph",
         title="hippograph memory",
         version=__version__,

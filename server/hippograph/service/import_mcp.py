@@ -25,7 +25,6 @@ from hippograph.service.records import (
     json_lines,
     read_name,
     read_text,
-    refuse_secret,
 )
 from hippograph.service.stores import Stores
 from hippograph.service.transfer import ImportReport, Progress, write_batches
@@ -143,7 +142,6 @@ def _read_mcp(
                 entry = named.setdefault(name_key(name), _McpEntity(name, entity_type.strip().lower(), []))
                 for i, text in enumerate(raw):
                     content = check.text(text, f"observations[{i}]", max_bytes=max_bytes)
-                    refuse_secret(content, f"observations[{i}]")
                     if content not in entry.observations:
                         entry.observations.append(content)
             elif kind == "relation":

@@ -1,18 +1,20 @@
-"""Intake: what a caller sent to remember, checked and screened for secrets, becomes an unstored Fact."""
+"""Intake: what a caller sent to remember, checked and normalised, becomes an unstored Fact.
+
+Secrets were screened before this point, by ``screening.screen`` (``Memory.call`` runs it on
+every write's arguments): nothing here scans.
+"""
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from hippograph.domain import lifecycle as lc
 from hippograph.domain import validation as check
-from hippograph.domain.errors import InvalidInput, SecretDetected
+from hippograph.domain.errors import InvalidInput
 from hippograph.domain.models import Fact, FactKind, FactStatus, Provenance, Source, TtlPolicy
 from hippograph.service.shaping import new_id
 from hippograph.service.stores import Stores
-from hippograph.text import secrets_scan
 from hippograph.text.time_phrases import parse_event_time
 
 # remember's arguments: what each item of remember_many may hold.
@@ -98,33 +100,4 @@ def build_fact(
         evidence=check.optional_text(evidence, "evidence", max_bytes=s.max_content_bytes),
     )
     names = check.names(entities, "entities", max_count=s.max_entities_per_call)
-    fact, names = screen_secrets(fact, names, s.secrets)
     return lc.admit(fact, now, stores.policy), names
-
-
-def screen_secrets(fact: Fact, names: tuple[str, ...], mode: str) -> tuple[Fact, tuple[str, ...]]:
-    """Refuse (or mask, by setting) credentials in anything a fact would store."""
-    texts: dict[str, str | None] = {
-        "content": fact.content,
-        "subject": fact.subject,
-        "object": fact.object,
-        "evidence": fact.evidence,
-        **{f"entities[{i}]": name for i, name in enumerate(names)},
-    }
-    found = {field: secrets_scan.scan(value) for field, value in texts.items() if value}
-    found = {field: hits for field, hits in found.items() if hits}
-    if not found:
-        return fact, names
-    if mode == "refuse":
-        field, hits = next(iter(found.items()))
-        message = secrets_scan.describe(hits)
-        raise SecretDetected(message.replace("the content contains", f"{field} contains", 1))
-    masked = {field: secrets_scan.redact(texts[field] or "", hits) for field, hits in found.items()}
-    fact = dataclasses.replace(
-        fact,
-        content=masked.get("content", fact.content),
-        subject=masked.get("subject", fact.subject),
-        object=masked.get("object", fact.object),
-        evidence=masked.get("evidence", fact.evidence),
-    )
-    return fact, tuple(masked.get(f"entities[{i}]", name) for i, name in enumerate(names))

@@ -32,7 +32,7 @@ from hippograph.config import Settings
 from hippograph.domain import lifecycle as lc
 from hippograph.domain.errors import InvalidInput, StoreError
 from hippograph.retrieval.retriever import Retriever
-from hippograph.service import import_mcp, transfer
+from hippograph.service import import_mcp, screening, transfer
 from hippograph.service.curation import PURGE_PENDING, Curator, finish_purge
 from hippograph.service.explain import Explainer
 from hippograph.service.reads import Reader
@@ -220,6 +220,8 @@ class Memory(MemoryAPI):
                 f"there is no operation {name!r}: use one of {', '.join(sorted(self._handlers))}"
             )
         if not OPERATIONS[name].read_only:
+            # The one intake of every write: no path, no field is stored unscreened.
+            arguments = screening.screen(arguments, self.settings.secrets)
             self.stores.check_space()
         return handler(**arguments)
 

@@ -29,11 +29,6 @@ from hippograph.domain.models import (
     name_key,
 )
 
-try:  # the scanner may be missing from a build; then imports go unscanned, as remember would
-    from hippograph.text import secrets_scan as _secrets
-except ImportError:  # pragma: no cover - depends on the build
-    _secrets = None  # type: ignore[assignment]
-
 FORMAT, FORMAT_VERSION = "hippograph", 1
 SHOWN_ERRORS = 5  # problems listed in an error, of however many were found
 TIMED_EDGES = {*FACT_EDGES, EdgeType.RELATES}
@@ -70,14 +65,6 @@ def json_lines(lines: Iterable[str], problems: Problems) -> Iterator[tuple[str, 
             yield f"line {number}", json.loads(line)
         except json.JSONDecodeError as err:
             problems.add(f"line {number}", f"not valid JSON ({err.msg} at column {err.colno})")
-
-
-def refuse_secret(text: str | None, field: str) -> None:
-    findings = _secrets.scan(text) if _secrets is not None and text else []
-    if findings:
-        kinds = ", ".join(sorted({getattr(f, "kind", "secret") for f in findings}))
-        # Name the kind and the field, never the secret itself.
-        raise Bad(f"{field} contains {kinds}; hippograph never stores credentials: remove it from the file")
 
 
 def read_text(value: Any, field: str) -> str:
@@ -238,10 +225,7 @@ _FACT_REQUIRED = [f.name for f in dataclasses.fields(Fact) if f.default is datac
 
 
 def decode_fact(record: dict[str, Any]) -> Fact:
-    fact = Fact(**_decode(record, _FACT_SPEC, _FACT_REQUIRED))
-    refuse_secret(fact.content, "content")
-    refuse_secret(fact.evidence, "evidence")
-    return fact
+    return Fact(**_decode(record, _FACT_SPEC, _FACT_REQUIRED))
 
 
 def decode_entity(record: dict[str, Any]) -> Entity:

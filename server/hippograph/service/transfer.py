@@ -9,10 +9,11 @@ Two formats:
   observations, and relations between them. Ids are derived from the content, so importing
   the same file again adds nothing.
 
-Both imports read and check the whole input before writing anything: one bad line, or a
-secret anywhere, and the caller gets ``InvalidInput`` naming the lines, with the store
-untouched. Rows go to the graph (the source of truth) in batched transactions; the vector
-index is then brought up to date by ``Upkeep.reconcile``, the same repair that runs at start.
+Both imports read and check the whole input before writing anything: one bad line and the
+caller gets ``InvalidInput`` naming the lines, with the store untouched. Secrets never reach
+them: ``Memory.call`` screens every record first (``screening``). Rows go to the graph (the
+source of truth) in batched transactions; the vector index is then brought up to date by
+``Upkeep.reconcile``, the same repair that runs at start.
 """
 
 from __future__ import annotations

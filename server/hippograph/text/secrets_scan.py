@@ -320,7 +320,17 @@ def _entropy_findings(text: str) -> Iterable[tuple[int, int]]:
 # --- scan, redact, describe ---------------------------------------------------------------------
 
 
-def _raw_findings(text: str) -> Iterable[tuple[int, int, int]]:
+# Shapes no detector can flag, answered without running them (an import scans every string of
+# every record, most of them ids and times): under 7 characters (the shortest finding is
+# `pwd=abc`), hippograph's own ids, ISO times and plain numbers (no lowercase letter, so not random).
+_NOTHING_TO_FIND = re.compile(
+    r".{0,6}|[fe]_[0-9a-f]{16}|\d{4}-\d\d-\d\d(?:[T ]\d\d:\d\d(?::\d\d(?:\.\d{1,9})?)?)?(?:Z|[+-]\d\d:?\d\d)?"
+    r"|[+-]?\d{1,40}(?:\.\d{1,40})?",
+    re.DOTALL,
+)
+
+
+def _raw_findings(text: str, entropy: bool = True) -> Iterable[tuple[int, int, int]]:
     """(start, end, priority) for every detector hit; lower priority numbers are more specific."""
     for priority, detector in enumerate(_DETECTORS):
         for match in detector.pattern.finditer(text):
@@ -330,15 +340,19 @@ def _raw_findings(text: str) -> Iterable[tuple[int, int, int]]:
             if start == end or (detector.accept and not detector.accept(match.group(group), quoted)):
                 continue
             yield start, end, priority
-    for start, end in _entropy_findings(text):
-        yield start, end, len(_DETECTORS)
+    if entropy:
+        for start, end in _entropy_findings(text):
+            yield start, end, len(_DETECTORS)
 
 
-def scan(text: str) -> list[SecretFinding]:
+def scan(text: str, *, entropy: bool = True) -> list[SecretFinding]:
     """The secrets in `text`, sorted by start and non-overlapping: overlapping hits merge into
-    one span named by the most specific kind."""
+    one span named by the most specific kind. ``entropy=False`` looks for credential formats
+    only, for values random by design (session ids), which the entropy detector would flag."""
+    if _NOTHING_TO_FIND.fullmatch(text):
+        return []
     merged: list[list[int]] = []  # [start, end, priority]
-    for start, end, priority in sorted(_raw_findings(text)):
+    for start, end, priority in sorted(_raw_findings(text, entropy)):
         if merged and start < merged[-1][1]:
             last = merged[-1]
             last[1], last[2] = max(last[1], end), min(last[2], priority)
@@ -383,8 +397,12 @@ def _article(kind: str) -> str:
     return "an" if spelled_out or first[0].lower() in "aeiou" else "a"
 
 
-def describe(findings: Sequence[SecretFinding]) -> str:
-    """The refusal for a tool error: which kinds, where, and what to do; never the secret."""
+def describe(findings: Sequence[SecretFinding], *, field: str = "the content", maskable: bool = True) -> str:
+    """The refusal for a tool error: which field, which kinds, where, and what to do; never the secret.
+
+    ``maskable=False`` for a field whose masked value would be wrong (a name, tag, scope, session
+    id, relation): it is refused in either setting of HIPPOGRAPH_SECRETS.
+    """
     if not findings:
         return "no secret found"
     named = [f"{_article(f.kind)} {f.kind} ({f.location})" for f in findings[:_SHOWN]]
@@ -393,8 +411,14 @@ def describe(findings: Sequence[SecretFinding]) -> str:
     listed = named[0] if len(named) == 1 else ", ".join(named[:-1]) + " and " + named[-1]
     plain = _PLAIN_NAME.get(findings[0].kind, findings[0].kind)
     them = "it" if len(findings) == 1 else "them"
+    if not maskable:
+        return (
+            f"refused: {field} contains {listed}. hippograph never stores credentials: send {field} "
+            f"without {them}. Names, tags, scopes, session ids and relations are never stored masked "
+            "(masked ones would merge with each other), whatever HIPPOGRAPH_SECRETS says."
+        )
     return (
-        f"refused: the content contains {listed}. hippograph never stores credentials: remove {them} "
+        f"refused: {field} contains {listed}. hippograph never stores credentials: remove {them} "
         f"and send the fact without {them} (e.g. 'the {plain} is in 1Password'), "
         f"or set HIPPOGRAPH_SECRETS=redact to store {them} masked."
     )
