@@ -25,6 +25,8 @@ def server_env(data_dir: Path, models_dir: Path, **extra: str) -> dict[str, str]
         "HIPPOGRAPH_MODELS_DIR": str(models_dir),
         "HIPPOGRAPH_LOG_LEVEL": "WARNING",
     }
+    if "PYTHONPATH" in os.environ:  # a source checkout run without installing it
+        env["PYTHONPATH"] = os.environ["PYTHONPATH"]
     env.update(extra)
     return env
 
