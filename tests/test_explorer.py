@@ -118,6 +118,25 @@ def test_graph_limit_keeps_the_most_recent_facts_and_only_their_entities(
     assert all(e["source"] in node_ids and e["target"] in node_ids for e in body["edges"])
 
 
+def test_graph_and_search_show_one_scope_and_global(client: TestClient, memory: Memory) -> None:
+    shared = memory.remember("Alice leads the falcon launch", entities=["Alice"], session_id="s1").id
+    falcon = memory.remember(
+        "Falcon launch is in May", scope="project:falcon", entities=["Alice"], session_id="s1"
+    ).id
+    hack = memory.remember("Hack launch party in June", scope="project:hack", session_id="s1").id
+
+    def shown(path: str, **params: str) -> set[str]:
+        body = client.get(path, params=params).json()
+        found = {n["id"] for n in body.get("nodes", [])} | {h["id"] for h in body.get("results", [])}
+        return found | {end for e in body.get("edges", []) for end in (e["source"], e["target"])}
+
+    assert {shared, falcon} <= shown("/api/graph", scope="project:falcon")
+    assert hack not in shown("/api/graph", scope="project:falcon")
+    assert {falcon, hack} & shown("/api/graph") == set()
+    assert hack not in shown("/api/search", q="launch", scope="project:falcon")
+    assert client.get("/api/graph", params={"scope": "no such scope"}).status_code == 400
+
+
 @pytest.mark.parametrize("limit", ["0", "-3", "abc", "5001"])
 def test_graph_limit_out_of_range_is_a_400(client: TestClient, limit: str) -> None:
     response = client.get("/api/graph", params={"limit": limit})

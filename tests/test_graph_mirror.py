@@ -8,6 +8,7 @@ import pytest
 
 from hippograph.domain.models import FACT_EDGES
 from hippograph.service.memory import Memory
+from hippograph.store.graph import EVERYWHERE
 
 
 def _workload(memory: Memory) -> dict[str, str]:
@@ -48,11 +49,11 @@ def test_mirror_matches_the_stored_graph_after_every_kind_of_write(memory: Memor
 
     assert memory.graph.check_mirror(repair=False) == []
     # And the walk sees what was written: the causal link, both ways, and the session chain.
-    edges = {(e.type, e.src, e.dst) for e in memory.graph.read.fact_edges([ids["turn1"]])}
+    edges = {(e.type, e.src, e.dst) for e in memory.graph.view(EVERYWHERE).fact_edges([ids["turn1"]])}
     assert ("CAUSES", ids["turn2"], ids["turn1"]) in edges
     assert ("NEXT", ids["turn1"], ids["turn2"]) in edges
     assert (
-        memory.graph.read.facts_about(
+        memory.graph.view(EVERYWHERE).facts_about(
             memory.entities.resolve("Maya", "global").id,  # type: ignore[union-attr]
             limit=10,
             statuses=("staged", "confirmed"),
@@ -110,7 +111,7 @@ def test_a_rolled_back_write_never_reaches_the_mirror(memory: Memory) -> None:
 
     assert memory.graph.read.snapshot() == before
     assert memory.graph.check_mirror(repair=False) == []
-    assert memory.graph.read.fact_edges([kept], FACT_EDGES) == []
+    assert memory.graph.view(EVERYWHERE).fact_edges([kept], FACT_EDGES) == []
 
 
 def test_a_rolled_back_write_of_several_keyed_rows_leaves_nothing(memory: Memory) -> None:
@@ -176,14 +177,16 @@ def test_mirror_matches_the_stored_graph_after_a_batched_write(memory: Memory) -
 
 
 def test_related_entities_come_strongest_first_and_follow_new_links() -> None:
+    from hippograph.store.graph_view import GraphView
     from hippograph.store.read_model import ReadModel
 
-    mirror = ReadModel()
-    mirror.load_entities(["e_a", "e_b", "e_c"], ["A", "B", "C"])
-    mirror.link_entities("e_a", "e_b", {"weight": 0.5})
-    mirror.link_entities("e_a", "e_c", {"weight": 0.9})
+    model = ReadModel()
+    model.load_entities(["e_a", "e_b", "e_c"], ["A", "B", "C"], ["global"] * 3)
+    mirror = GraphView(model, EVERYWHERE)
+    model.link_entities("e_a", "e_b", {"weight": 0.5})
+    model.link_entities("e_a", "e_c", {"weight": 0.9})
     assert mirror.related_entities(["e_a"], limit=5) == [("e_a", "e_c", 0.9), ("e_a", "e_b", 0.5)]
-    mirror.link_entities("e_b", "e_a", {"weight": 1.0})  # a stronger link, the other way round
+    model.link_entities("e_b", "e_a", {"weight": 1.0})  # a stronger link, the other way round
     assert mirror.related_entities(["e_a"], limit=1) == [("e_a", "e_b", 1.0)]
-    mirror.delete_entities(["e_b"])
+    model.delete_entities(["e_b"])
     assert mirror.related_entities(["e_a"], limit=5) == [("e_a", "e_c", 0.9)]

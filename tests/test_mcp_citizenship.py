@@ -60,7 +60,7 @@ async def test_stats_and_entity_resources(client: Client) -> None:
     profile = (await client.read_resource("memory://entity/Lena")).contents[0].text  # type: ignore[union-attr]
     assert "Lena runs the Berlin office" in profile
     templates = {t.uri_template for t in (await client.list_resource_templates()).resource_templates}
-    assert {"memory://context/{query}", "memory://entity/{name}"} <= templates
+    assert {"memory://context/{query}{?scope}", "memory://entity/{name}{?scope}"} <= templates
 
 
 async def test_writes_notify_resource_subscribers(client: Client) -> None:

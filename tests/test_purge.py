@@ -12,6 +12,7 @@ from hippograph.domain.models import EdgeType
 from hippograph.service import curation
 from hippograph.service.memory import Memory
 from hippograph.store.embed import FastEmbedder
+from hippograph.store.graph import EVERYWHERE
 from testkit.process import run_cli as hippograph
 
 # Each appears once, in the purged fact only: its content, evidence, entity, tag and claim.
@@ -79,7 +80,7 @@ def test_a_purged_fact_leaves_no_file_holding_its_text(settings: Settings, embed
         )
         assert memory.forget(secret, purge=True) == tomb  # idempotent
         # The chains keep their place: the session's turns and the correction go through it.
-        edges = {(e.type, e.src, e.dst) for e in memory.graph.read.fact_edges([secret])}
+        edges = {(e.type, e.src, e.dst) for e in memory.graph.view(EVERYWHERE).fact_edges([secret])}
         assert edges == {
             (EdgeType.NEXT, before, secret),
             (EdgeType.NEXT, secret, after),

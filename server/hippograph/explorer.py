@@ -28,8 +28,10 @@ from starlette.staticfiles import StaticFiles
 
 from hippograph.config import is_loopback
 from hippograph.domain import lifecycle as lc
+from hippograph.domain import validation as check
 from hippograph.domain.errors import HippographError, InvalidInput, InvalidTransition, NotFound, StoreError
 from hippograph.domain.models import Fact
+from hippograph.domain.visibility import visible_scopes
 from hippograph.service.memory import Memory
 
 DEFAULT_PORT = 8766
@@ -87,13 +89,16 @@ def _fact_node(fact: Fact, relevance: float) -> dict[str, Any]:
     }
 
 
-def graph_view(memory: Memory, limit: int) -> dict[str, Any]:
-    """The ``limit`` most recent facts, the entities they are about, and the edges among them."""
-    facts = list(memory.graph.all_facts())  # oldest first
+def graph_view(memory: Memory, limit: int, scope: str | None = None) -> dict[str, Any]:
+    """The ``limit`` most recent facts a caller in ``scope`` sees (default global: it and global),
+    the entities they are about, and the edges among them."""
+    scopes = visible_scopes(check.scope(scope))
+    view = memory.graph.view(scopes)
+    facts = [f for f in memory.graph.all_facts() if f.scope in scopes]  # oldest first
     recent = facts[-limit:]
     fact_ids = {f.id for f in recent}
     now = memory.clock()
-    about = memory.graph.read.about_edges(sorted(fact_ids))
+    about = view.about_edges(sorted(fact_ids))
     entities = memory.graph.entities(sorted({e.dst for e in about}))
     nodes = [_fact_node(f, lc.relevance(f, now, memory.policy).value) for f in reversed(recent)]
     nodes += [
@@ -115,13 +120,13 @@ def graph_view(memory: Memory, limit: int) -> dict[str, Any]:
             {"id": f"x{len(edges)}", "type": edge_type, "source": source, "target": target, "label": label}
         )
 
-    for edge in memory.graph.read.fact_edges(sorted(fact_ids)):
+    for edge in view.fact_edges(sorted(fact_ids)):
         if edge.src in fact_ids and edge.dst in fact_ids:
             add(edge.type, edge.src, edge.dst, edge.type.lower().replace("_", " "))
     for edge in about:
         if edge.dst in entities:
             add("ABOUT", edge.src, edge.dst, str(edge.props.get("role", "")))
-    for edge in memory.graph.read.entity_relations(sorted(entities)):
+    for edge in view.entity_relations(sorted(entities)):
         if edge.src in entities and edge.dst in entities:
             add("RELATES", edge.src, edge.dst, str(edge.props.get("predicate") or "related to"))
     return {
@@ -170,7 +175,9 @@ def build_app(memory: Memory, *, allowed_hosts: Sequence[str] = LOOPBACK_HOSTS) 
 
     ``GET /`` the page, ``/static/...`` its files; JSON: ``/api/graph?limit=N`` (default 500
     most recent facts, at most 5000), ``/api/search?q=...&history=1``, ``/api/fact/{id}``
-    (explain), ``/api/stats``. Failures are ``{"error": message}``: 400 bad input, 404 unknown id.
+    (explain), ``/api/stats``. Graph and search show one scope and global (``&scope=project:x``;
+    default global), as a search from that scope would. Failures are ``{"error": message}``: 400
+    bad input, 404 unknown id.
     Requests whose Host header is not in ``allowed_hosts`` get a 400 (DNS-rebinding guard).
     """
     files = static_dir()
@@ -190,14 +197,15 @@ def build_app(memory: Memory, *, allowed_hosts: Sequence[str] = LOOPBACK_HOSTS) 
 
     def graph(request: Request) -> dict[str, Any]:
         limit = _int_param(request, "limit", default=DEFAULT_GRAPH_LIMIT, maximum=MAX_GRAPH_LIMIT)
-        return graph_view(memory, limit)
+        return graph_view(memory, limit, request.query_params.get("scope"))
 
     def search(request: Request) -> dict[str, Any]:
         query = request.query_params.get("q", "")
         if not query.strip():
             raise InvalidInput("send a search query, e.g. /api/search?q=Alice")
         history = _truthy(request, "history")
-        found = memory.search(query, limit=SEARCH_LIMIT, include_history=history)
+        scope = request.query_params.get("scope")
+        found = memory.search(query, limit=SEARCH_LIMIT, include_history=history, scope=scope)
         return found.model_dump()
 
     def fact(request: Request) -> dict[str, Any]:

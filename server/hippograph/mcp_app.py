@@ -29,7 +29,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from hippograph import __version__
 from hippograph.api import OPERATIONS, MemoryAPI, Operation
 from hippograph.config import Settings
-from hippograph.domain.errors import HippographError, InvalidInput
+from hippograph.domain.errors import HippographError, InvalidInput, NotFound
 
 INSTRUCTIONS = """\
 hippograph is your long-term memory about the user and their work, kept across conversations.
@@ -170,15 +170,16 @@ def build_server(memory: MemoryAPI) -> MCPServer:
         return memory.recall(DEFAULT_CONTEXT_QUERY).narrative or "_Memory is empty._"
 
     @server.resource(
-        "memory://context/{query}",
+        "memory://context/{query}{?scope}",
         name="context_for_query",
         title="Memory context for a query",
-        description="The recall narrative for a query, e.g. memory://context/Alice%27s%20travel.",
+        description="The recall narrative for a query, from global or from one scope and global, e.g. "
+        "memory://context/Alice%27s%20travel or memory://context/deploy%20steps?scope=project:apollo.",
         mime_type="text/markdown",
     )
-    def context_for_query(query: str) -> str:
+    def context_for_query(query: str, scope: str | None = None) -> str:
         try:
-            return memory.recall(unquote(query)).narrative or "_Nothing relevant in memory._"
+            return memory.recall(unquote(query), scope=scope).narrative or "_Nothing relevant in memory._"
         except HippographError as err:
             raise ResourceError(str(err)) from err
 
@@ -193,16 +194,22 @@ def build_server(memory: MemoryAPI) -> MCPServer:
         return json.dumps(memory.stats(), default=str)
 
     @server.resource(
-        "memory://entity/{name}",
+        "memory://entity/{name}{?scope}",
         name="entity",
         title="Entity profile",
-        description="What memory holds about one entity (person, project, ...), e.g. memory://entity/Alice.",
+        description="What memory holds about one entity (person, project, ...) in global, or in one "
+        "scope and global, e.g. memory://entity/Alice or memory://entity/Falcon?scope=project:falcon.",
         mime_type="text/markdown",
     )
-    def entity_resource(name: str) -> str:
+    def entity_resource(name: str, scope: str | None = None) -> str:
         entity = unquote(name)
         try:
-            found = memory.search(entity, entity=entity, limit=50)
+            found = memory.search(entity, entity=entity, limit=50, scope=scope)
+        except NotFound as err:
+            raise ResourceError(
+                f"{err}; an entity of a project or session scope is read with "
+                f"memory://entity/{name}?scope=<its scope>"
+            ) from err
         except HippographError as err:
             raise ResourceError(str(err)) from err
         lines = [f"# {entity}", ""] + [f"- {hit.content} [{hit.id}, {hit.status}]" for hit in found.results]

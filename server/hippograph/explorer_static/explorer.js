@@ -18,6 +18,9 @@
   const ENTITY_FILL = "#3d4a5c";
   const HISTORY_GREY = "#9aa0a6";
   const STRIKE = "\u0336"; // combining long stroke: canvas labels have no text-decoration
+  // The page shows what a caller in one scope sees (it and global): /?scope=project:apollo.
+  const PAGE_SCOPE = new URLSearchParams(window.location.search).get("scope");
+  const SCOPE_PARAM = PAGE_SCOPE ? `scope=${encodeURIComponent(PAGE_SCOPE)}` : "";
   const LABEL_WRAP = 150;
   const FACT_FONT_PX = 12;
   const FACT_LINE = 1.25;
@@ -401,7 +404,7 @@
   }
 
   async function loadGraph() {
-    const graph = await getJSON("/api/graph");
+    const graph = await getJSON(SCOPE_PARAM ? `/api/graph?${SCOPE_PARAM}` : "/api/graph");
     state.cy = window.cytoscape({
       container: byId("graph"),
       elements: toElements(graph),
@@ -713,7 +716,8 @@
     note.textContent = "Searching…";
     let found;
     try {
-      found = await getJSON(`/api/search?q=${encodeURIComponent(query)}${history}`);
+      const scope = SCOPE_PARAM ? `&${SCOPE_PARAM}` : "";
+      found = await getJSON(`/api/search?q=${encodeURIComponent(query)}${history}${scope}`);
     } catch (err) {
       if (seq === state.searchSeq) {
         list.replaceChildren();

@@ -10,6 +10,11 @@
    scaled by its score relative to the channel's best), then the lifecycle's relevance and
    status weight. Every candidate keeps its per-channel ranks, scores and graph path.
 If graph expansion fails, the other channels still answer and a note says so.
+
+Every channel sees what the caller may see and nothing else: the index channels filter by
+``where`` (scopes, statuses, kinds, tags, entities, time), the walk and the neighbour share
+read the graph through ``graph.view(where.scopes)`` (no step into another scope), and every
+candidate, whichever channel brought it, passes ``where`` once more before it is returned.
 """
 
 from __future__ import annotations
@@ -30,7 +35,7 @@ from hippograph.retrieval.fusion import Candidate, fuse
 from hippograph.retrieval.policy import RetrievalPolicy
 from hippograph.retrieval.ranking import Lookback, Ranked
 from hippograph.store.entity_index import EntityIndex
-from hippograph.store.graph import EdgeRow, GraphStore
+from hippograph.store.graph import EdgeRow, GraphStore, GraphView
 from hippograph.store.vectors import Filter, Hit, VectorStore, fact_row
 from hippograph.text.query_intent import Intent, QueryPlan, content_words
 
@@ -125,6 +130,7 @@ class Retriever:
         k = max(limit * p.fanout, p.min_candidates)
         # One after the other: run side by side in threads they were slower on two cores
         # (graph off, 100k facts: p50 37 ms against 29 ms), as LanceDB has threads of its own.
+        view = self._graph.view(where.scopes)
         anchors = self.anchors(query, vector, where.scopes or ()) if p.entity_channel or p.graph else []
         by_entity = p.entity_channel and bool(anchors)
         pooled = by_entity and p.entity_pool > 0
@@ -132,7 +138,7 @@ class Retriever:
         by_text = self._vectors.text_search("facts", query, k, where)
         ranked: dict[str, list[Hit]] = {"vector": by_vector[:k], "fts": by_text}
         if pooled:
-            ranked["entity"] = self._about_anchors(by_vector, anchors)[:k]
+            ranked["entity"] = self._about_anchors(view, by_vector, anchors)[:k]
         elif by_entity:
             restricted = replace(where, entity_ids_any=[e.id for e, _, _ in anchors])
             ranked["entity"] = self._vectors.vector_search("facts", vector, k, restricted)
@@ -156,28 +162,32 @@ class Retriever:
 
         if p.graph:
             try:
-                self._expand_into(fused, ranked, anchors, where, plan, weights)
+                self._expand_into(view, fused, anchors, where, plan, weights)
             except Exception as err:  # the graph is an enhancement: never fail the caller for it
                 log.exception("graph expansion failed")
                 notes.append(f"graph expansion failed ({type(err).__name__}); results are from search alone")
         if p.next_share or p.prev_share:
-            self._share_with_neighbours(fused, where)
+            self._share_with_neighbours(view, fused, where)
         if p.anchor_bonus:
-            self._favour_anchored(fused, anchors)
-        return sorted(fused.values(), key=lambda c: (-c.fused, c.id)), notes
+            self._favour_anchored(view, fused, anchors)
+        shown = self._visible(view, list(fused), where)
+        kept = (c for c in fused.values() if c.id in shown)
+        return sorted(kept, key=lambda c: (-c.fused, c.id)), notes
 
     def _favour_anchored(
-        self, fused: Mapping[str, Candidate], anchors: Sequence[tuple[Entity, float, str]]
+        self, view: GraphView, fused: Mapping[str, Candidate], anchors: Sequence[tuple[Entity, float, str]]
     ) -> None:
         named = {entity.id for entity, _, how in anchors if how == "name"}
         if not named:
             return
-        for fid in self._graph.read.about_any(list(fused), named):
+        for fid in view.about_any(list(fused), named):
             fused[fid].fused *= 1 + self.policy.anchor_bonus
 
-    def _about_anchors(self, hits: Sequence[Hit], anchors: Sequence[tuple[Entity, float, str]]) -> list[Hit]:
+    def _about_anchors(
+        self, view: GraphView, hits: Sequence[Hit], anchors: Sequence[tuple[Entity, float, str]]
+    ) -> list[Hit]:
         """The hits about any of the anchors, in order, ranked afresh."""
-        about = self._graph.read.about_any([h.id for h in hits], [entity.id for entity, _, _ in anchors])
+        about = view.about_any([h.id for h in hits], [entity.id for entity, _, _ in anchors])
         return [replace(hit, rank=rank) for rank, hit in enumerate((h for h in hits if h.id in about), 1)]
 
     def _feedback_terms(self, query: str, fused: Mapping[str, Candidate]) -> list[str]:
@@ -193,13 +203,14 @@ class Retriever:
         shared = sorted((w for w, n in counts.items() if n >= 2), key=lambda w: (-counts[w], w))
         return shared[: p.prf_terms]
 
-    def _share_with_neighbours(self, fused: dict[str, Candidate], where: Filter) -> None:
+    def _share_with_neighbours(self, view: GraphView, fused: dict[str, Candidate], where: Filter) -> None:
         p = self.policy
         top = sorted(fused.values(), key=lambda c: (-c.fused, c.id))[: p.neighbour_top]
         given = {c.id: c.fused for c in top}
-        edges = self._graph.read.fact_edges(list(given), [EdgeType.NEXT])
+        edges = view.fact_edges(list(given), [EdgeType.NEXT])
         # A neighbour joins the results only if the caller may see it (status, scope, filters).
-        visible = self._visible([fid for e in edges for fid in (e.src, e.dst) if fid not in fused], where)
+        ends = [fid for e in edges for fid in (e.src, e.dst) if fid not in fused]
+        visible = self._visible(view, ends, where)
         for edge in edges:
             for here, there, share in (
                 (edge.src, edge.dst, p.next_share),
@@ -212,8 +223,8 @@ class Retriever:
 
     def _expand_into(
         self,
+        view: GraphView,
         fused: dict[str, Candidate],
-        ranked: Mapping[str, Sequence[Hit]],
         anchors: Sequence[tuple[Entity, float, str]],
         where: Filter,
         plan: QueryPlan,
@@ -227,11 +238,12 @@ class Retriever:
             {e.id: strength for e, strength, _ in anchors},
             depth=p.complex_depth if plan.complex else p.depth,
             intent=plan.intent,
+            view=view,
         )
         reached = list(activation)
         if not reached:
             return
-        allowed = self._visible(reached, where)
+        allowed = self._visible(view, reached, where)
         order = sorted((fid for fid in reached if fid in allowed), key=lambda f: -activation[f].value)
         weight = weights.get("graph", 1.0)
         for rank, fid in enumerate(order, 1):
@@ -247,8 +259,9 @@ class Retriever:
                 **({"via_entity": act.via_entity} if act.via_entity else {}),
             }
 
-    def _visible(self, fact_ids: Sequence[str], where: Filter) -> set[str]:
-        """The facts the caller may see: the graph knows nothing of scopes and filters.
+    def _visible(self, view: GraphView, fact_ids: Sequence[str], where: Filter) -> set[str]:
+        """The facts the caller may see: every filter of ``where`` (scopes, statuses, kinds, tags,
+        entities, time), as the index channels apply it.
 
         Judged on the graph's rows (cached in memory) as the vector index would judge them: a
         LanceDB query for the same answer cost ~9 ms at 100k facts.
@@ -256,7 +269,7 @@ class Retriever:
         facts = self._graph.get_facts(fact_ids)
         about: dict[str, list[str]] = {}
         if where.entity_ids_any is not None:
-            for edge in self._graph.read.about_edges(list(facts)):
+            for edge in view.about_edges(list(facts)):
                 about.setdefault(edge.src, []).append(edge.dst)
         return {fid for fid, fact in facts.items() if where.matches(fact_row(fact, about.get(fid, [])))}
 
@@ -275,8 +288,10 @@ class Retriever:
         *,
         depth: int,
         intent: Intent = Intent.GENERAL,
+        view: GraphView,
     ) -> dict[str, Activation]:
-        """Spreading activation over the graph; returns the best activation per fact reached."""
+        """Spreading activation over the graph as ``view`` shows it (it never steps into a scope
+        the view hides); returns the best activation per fact reached."""
         p = self.policy
         weights = dict(p.edge_weights)
         for edge_type, boost in p.intent_edge_boost.get(intent, {}).items():
@@ -314,15 +329,15 @@ class Retriever:
             expanded |= set(fact_frontier) | set(entity_frontier)
             next_facts: dict[str, Activation] = {}
             next_entities: dict[str, Activation] = {}
-            for edge in self._graph.read.fact_edges(list(fact_frontier), FACT_EDGES):
+            for edge in view.fact_edges(list(fact_frontier), FACT_EDGES):
                 for here, there in ((edge.src, edge.dst), (edge.dst, edge.src)):
                     if here in fact_frontier:
                         value = fact_frontier[here].value * _edge_weight(edge, weights) * p.hop_decay
                         offer(next_facts, there, Activation(value, hop, edge.type, here), here)
-            for edge in self._graph.read.about_edges(list(fact_frontier)):
+            for edge in view.about_edges(list(fact_frontier)):
                 value = fact_frontier[edge.src].value * weights[EdgeType.ABOUT] * p.hop_decay
                 offer(next_entities, edge.dst, Activation(value, hop, EdgeType.ABOUT, edge.src), edge.src)
-            for edge in self._graph.read.tag_neighbours(list(fact_frontier), limit=p.max_fanout_per_node):
+            for edge in view.tag_neighbours(list(fact_frontier), limit=p.max_fanout_per_node):
                 value = fact_frontier[edge.src].value * weights[EdgeType.HAS_TAG] * p.hop_decay
                 offer(next_facts, edge.dst, Activation(value, hop, EdgeType.HAS_TAG, edge.src), edge.src)
             specific = {eid: self._specificity(eid, total) for eid in entity_frontier}
@@ -333,15 +348,11 @@ class Retriever:
                 entity = self._entities.get(eid)
                 name = entity.name if entity else None
                 second = runner_up.get(eid)
-                for fid in self._graph.read.facts_about(
-                    eid, limit=p.max_fanout_per_node, statuses=ACTIVE_STATUSES
-                ):
+                for fid in view.facts_about(eid, limit=p.max_fanout_per_node, statuses=ACTIVE_STATUSES):
                     via = second if fid == act.from_id and second is not None else act
                     value = via.value * specific[eid] * weights[EdgeType.ABOUT] * p.hop_decay
                     offer(next_facts, fid, Activation(value, hop, EdgeType.ABOUT, eid, name), via.from_id)
-            related = self._graph.read.related_entities(
-                [eid for eid, _ in walkable], limit=p.max_fanout_per_node
-            )
+            related = view.related_entities([eid for eid, _ in walkable], limit=p.max_fanout_per_node)
             for here, there, strength in related:
                 value = entity_frontier[here].value * weights[EdgeType.RELATES] * strength * p.hop_decay
                 offer(next_entities, there, Activation(value, hop, EdgeType.RELATES, here), here)

@@ -6,8 +6,10 @@ from hippograph.domain import lifecycle as lc
 from hippograph.domain import validation as check
 from hippograph.domain.errors import InvalidInput, InvalidTransition, NotFound
 from hippograph.domain.models import EdgeType, Fact, FactKind, FactOut, FactStatus, LinkOut
+from hippograph.domain.visibility import link_refusal
 from hippograph.service.shaping import fact_out
 from hippograph.service.stores import Stores
+from hippograph.store.graph import EVERYWHERE
 from hippograph.store.vectors import fact_row
 
 # Set (to the fact's id) in the transaction that purges a fact, cleared once no file holds its
@@ -65,7 +67,7 @@ class Curator:
         """
         s, g = self.stores, self.stores.graph
         tomb = lc.purge(fact, s.clock())
-        after = [e.dst for e in g.read.fact_edges([fact.id], [EdgeType.NEXT]) if e.src == fact.id]
+        after = [e.dst for e in g.view(EVERYWHERE).fact_edges([fact.id], [EdgeType.NEXT]) if e.src == fact.id]
         with g.transaction():
             entities = g.purge_facts([tomb], fact.tags)
             orphans = sorted(set(g.orphan_entities()) & entities)
@@ -75,14 +77,14 @@ class Curator:
         for eid in orphans:
             s.entities.remove(eid)
         if fact.session_id is not None:
-            s.sessions.forget(fact.session_id)
+            s.sessions.forget(fact.scope, fact.session_id)
         s.vectors.delete("facts", [fact.id])
         s.vectors.delete("entities", orphans)
         # A conversation turn is indexed with the one before it: the next turn loses this text.
         turns = [t for t in g.get_facts(after).values() if t.kind is FactKind.EPISODE]
         if turns:
             s.vectors.delete("facts", [t.id for t in turns])
-            about = {t.id: [e.dst for e in g.read.about_edges([t.id])] for t in turns}
+            about = {t.id: [e.dst for e in g.view(EVERYWHERE).about_edges([t.id])] for t in turns}
             s.vectors.add(
                 "facts",
                 [fact_row(t, about[t.id], t.content) for t in turns],
@@ -108,6 +110,7 @@ class Curator:
                     allowed = ", ".join(FACT_RELATIONS)
                     raise InvalidInput(f"relation {relation!r} cannot join two facts: use one of {allowed}")
                 a, b = self.stores.fact(src), self.stores.fact(dst)
+                _refuse_across_scopes((a.id, a.scope), (b.id, b.scope))
                 for erased in (f for f in (a, b) if f.status is FactStatus.PURGED):
                     raise InvalidTransition(f"fact {erased.id} was purged: there is nothing left to link")
                 if self.stores.graph.has_edge(edge, a.id, b.id):
@@ -128,23 +131,35 @@ class Curator:
                     self.stores.graph.link_facts(edge, a.id, b.id, now, weight=w, relation=rel)
                 return LinkOut(from_id=src, to_id=dst, relation=rel, edge_type=edge, weight=w)
             if kinds == ("e", "e"):
-                for eid in (src, dst):
-                    if self.stores.entities.get(eid) is None:
+                ends = [self.stores.entities.get(eid) for eid in (src, dst)]
+                for eid, entity in zip((src, dst), ends, strict=True):
+                    if entity is None:
                         raise NotFound(
                             f"no entity has id {eid}: take entity ids from remember's linked_entities"
                         )
+                _refuse_across_scopes(*((e.id, e.scope) for e in ends if e is not None))
                 self.stores.graph.link_entities(src, dst, rel, w, None, now)
                 return LinkOut(from_id=src, to_id=dst, relation=rel, edge_type=EdgeType.RELATES, weight=w)
             fact = self.stores.fact(src if kinds[0] == "f" else dst)
             entity_id = dst if kinds[0] == "f" else src
-            if self.stores.entities.get(entity_id) is None:
+            entity = self.stores.entities.get(entity_id)
+            if entity is None:
                 raise NotFound(
                     f"no entity has id {entity_id}: take entity ids from remember's linked_entities"
                 )
+            scope_of = {fact.id: fact.scope, entity.id: entity.scope}
+            _refuse_across_scopes((src, scope_of[src]), (dst, scope_of[dst]))
             self.stores.graph.link_about(fact.id, entity_id, "mention")
-            linked = sorted({e.dst for e in self.stores.graph.read.about_edges([fact.id])})
+            linked = sorted({e.dst for e in self.stores.graph.view(EVERYWHERE).about_edges([fact.id])})
             self.stores.vectors.update("facts", [fact.id], {"entity_ids": linked})
             return LinkOut(from_id=src, to_id=dst, relation=rel, edge_type=EdgeType.ABOUT, weight=w)
+
+
+def _refuse_across_scopes(src: tuple[str, str], dst: tuple[str, str]) -> None:
+    """Raise InvalidInput if a link between two (id, scope) nodes would join two scopes."""
+    refusal = link_refusal(src, dst)
+    if refusal is not None:
+        raise InvalidInput(refusal)
 
 
 def finish_purge(stores: Stores) -> None:

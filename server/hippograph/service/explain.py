@@ -7,6 +7,7 @@ from datetime import datetime
 from hippograph.domain import bitemporal
 from hippograph.domain import lifecycle as lc
 from hippograph.domain.models import EdgeOut, EdgeType, EntityLink, ExplainOut, LinkedFact, RelevanceOut
+from hippograph.domain.visibility import visible_scopes
 from hippograph.service.shaping import fact_out, iso
 from hippograph.service.stores import Stores
 
@@ -21,14 +22,17 @@ class Explainer:
         """Provenance, chains both ways, contradictions, entities, edges and relevance of one fact."""
         fact = self.stores.fact(fact_id)
         now = self.stores.clock()
+        # What the fact's own scope sees: no id or edge of another scope is shown beside it.
+        view = self.stores.graph.view(visible_scopes(fact.scope))
         older = self.stores.graph.chain(fact.id, EdgeType.SUPERSEDES, newer=False)
         newer = self.stores.graph.chain(fact.id, EdgeType.SUPERSEDES, newer=True)
-        edges = self.stores.graph.read.fact_edges([fact.id])
+        edges = view.fact_edges([fact.id])
         contradicting = sorted(
             {e.dst if e.src == fact.id else e.src for e in edges if e.type == EdgeType.CONTRADICTS}
         )
-        related = self.stores.graph.get_facts([fid for fid, _ in older + newer] + contradicting)
-        about = self.stores.graph.read.about_edges([fact.id])
+        seen = view.statuses([fid for fid, _ in older + newer] + contradicting)
+        related = self.stores.graph.get_facts(list(seen))
+        about = view.about_edges([fact.id])
         entities = self.stores.graph.entities([e.dst for e in about])
         rel = lc.relevance(fact, now, self.stores.policy)
 

@@ -30,7 +30,7 @@ from hippograph.service.stores import Stores
 from hippograph.service.transfer import ImportReport, Progress, write_batches
 from hippograph.service.upkeep import Upkeep
 from hippograph.store.entity_index import EntityIndex
-from hippograph.store.graph import Relation
+from hippograph.store.graph import EVERYWHERE, Relation
 
 
 @dataclass
@@ -79,7 +79,7 @@ def import_mcp_memory(
             links[fact_id] = [(subject.id, "subject")] + [(eid, "mention") for eid in mentioned]
             if subject.id not in created_ids:
                 gained[subject.id] += 1
-        stored_relations = graph.read.entity_relations([e.id for e in resolved.values()])
+        stored_relations = graph.view(EVERYWHERE).entity_relations([e.id for e in resolved.values()])
         seen = {(e.src, e.dst, e.props["predicate"]) for e in stored_relations}
         new_relations: list[tuple[str, str, str]] = []
         for src, dst, predicate in relations:

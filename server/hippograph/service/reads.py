@@ -22,10 +22,11 @@ from hippograph.domain.models import (
     SearchHit,
     SearchOut,
 )
+from hippograph.domain.visibility import visible_scopes
 from hippograph.retrieval.ranking import Lookback
 from hippograph.service.shaping import fact_out, why
 from hippograph.service.stores import Stores
-from hippograph.store.entity_index import visible_scopes
+from hippograph.store.graph import GraphView
 from hippograph.store.vectors import Filter
 from hippograph.text.narrative import NarrativeFact, Profile, build_narrative, count_tokens
 from hippograph.text.query_intent import plan
@@ -85,7 +86,7 @@ class Reader:
             scopes=scopes,
             kinds=self._kinds(kind),
             tags_any=list(check.tags(tags, max_count=s.max_tags_per_call)) or None,
-            entity_ids_any=self._entity_filter(entity, scopes[0]),
+            entity_ids_any=self._entity_filter(entity, scopes),
             after=parse_time_bound(after, now, end=False) if after else None,
             before=parse_time_bound(before, now, end=True) if before else None,
         )
@@ -96,8 +97,9 @@ class Reader:
         ranked, notes = self.stores.retriever.search(
             query, vector, where, count, query_plan, now=now, lookback=lookback
         )
-        names = self.stores.graph.read.entity_names_for([r.fact.id for r in ranked])
-        contested = self._contested([r.fact.id for r in ranked])
+        view = self.stores.graph.view(scopes)
+        names = view.entity_names_for([r.fact.id for r in ranked])
+        contested = self._contested(view, [r.fact.id for r in ranked])
         results = [
             SearchHit(
                 **fact_out(r.fact, names.get(r.fact.id, [])).model_dump(exclude={"status"}),
@@ -152,12 +154,11 @@ class Reader:
             notes=found.notes,
         )
 
-    def _contested(self, fact_ids: Sequence[str]) -> dict[str, list[str]]:
-        """For each fact, the active facts a CONTRADICTS edge joins it to (either way)."""
-        read = self.stores.graph.read
-        edges = read.fact_edges(fact_ids, [EdgeType.CONTRADICTS])
+    def _contested(self, view: GraphView, fact_ids: Sequence[str]) -> dict[str, list[str]]:
+        """For each fact, the active facts the caller sees a CONTRADICTS edge join it to (either way)."""
+        edges = view.fact_edges(fact_ids, [EdgeType.CONTRADICTS])
         others = {end for edge in edges for end in (edge.src, edge.dst)}
-        active = {fid for fid, status in read.statuses(others).items() if status in ACTIVE_STATUSES}
+        active = {fid for fid, status in view.statuses(others).items() if status in ACTIVE_STATUSES}
         wanted = set(fact_ids)
         found: dict[str, set[str]] = {}
         for edge in edges:
@@ -178,16 +179,16 @@ class Reader:
         values = [kind] if isinstance(kind, str) else list(kind)
         return tuple(check.choice(v, FactKind, "kind", FactKind.FACT).value for v in values)
 
-    def _entity_filter(self, entity: str | None, scope: str) -> list[str] | None:
+    def _entity_filter(self, entity: str | None, scopes: Sequence[str]) -> list[str] | None:
         if not entity:
             return None
         name = check.text(entity, "entity", max_bytes=200)
         found = (
             self.stores.entities.get(name)
             if name.startswith("e_")
-            else self.stores.entities.resolve(name, scope)
+            else self.stores.entities.resolve(name, scopes[0])
         )
-        if found is None:
+        if found is None or found.scope not in scopes:
             raise NotFound(f"no entity is called {entity!r} in this scope: search without the entity filter")
         return [found.id]
 

@@ -20,7 +20,8 @@ from hippograph.retrieval.retriever import Retriever
 from hippograph.service.shaping import Clock
 from hippograph.store.embed import Embedder
 from hippograph.store.entity_index import EntityIndex
-from hippograph.store.graph import GraphStore
+from hippograph.store.graph import EVERYWHERE, GraphStore
+from hippograph.store.read_model import SessionKey
 from hippograph.store.vectors import VectorStore
 
 log = logging.getLogger(__name__)
@@ -65,42 +66,45 @@ def lifecycle_policy(settings: Settings) -> lc.LifecyclePolicy:
 class SessionTails:
     """Each session's latest fact: the NEXT link and the context of its next turn.
 
-    Filled from the graph on a session's first write, then kept by the writes that commit.
-    Read and changed under the write lock.
+    A session is known by (scope, session id): the same id in two scopes is two conversations,
+    so a turn never links to, or is indexed with, another scope's turn. Filled from the graph on
+    a session's first write, then kept by the writes that commit. Read and changed under the
+    write lock.
     """
 
     graph: GraphStore
-    _tail: dict[str, Turn | None] = field(default_factory=dict)
+    _tail: dict[SessionKey, Turn | None] = field(default_factory=dict)
 
     def before(self, facts: Sequence[Fact]) -> list[Turn | None]:
         """For each fact, the fact before it in its session, if any: stored, or earlier in ``facts``."""
-        sessions = {f.session_id for f in facts if f.session_id is not None}
+        sessions = {(f.scope, f.session_id) for f in facts if f.session_id is not None}
         unknown = sessions - self._tail.keys()
         if unknown:
             latest = self.graph.read.last_facts_in_sessions(unknown)
             stored = self.graph.get_facts(list(latest.values()))
-            for sid in unknown:
-                fact = stored.get(latest.get(sid, ""))
+            for key in unknown:
+                fact = stored.get(latest.get(key, ""))
                 # setdefault: a writer that committed to this session meanwhile knows better.
-                self._tail.setdefault(sid, (fact.id, fact.content) if fact else None)
-        tails = {sid: self._tail.get(sid) for sid in sessions}
+                self._tail.setdefault(key, (fact.id, fact.content) if fact else None)
+        tails = {key: self._tail.get(key) for key in sessions}
         before: list[Turn | None] = []
         for fact in facts:
             if fact.session_id is None:
                 before.append(None)
                 continue
-            before.append(tails[fact.session_id])
-            tails[fact.session_id] = (fact.id, fact.content)
+            key = (fact.scope, fact.session_id)
+            before.append(tails[key])
+            tails[key] = (fact.id, fact.content)
         return before
 
     def committed(self, fact: Fact) -> None:
         """A fact of a session has committed: it is the session's latest."""
         if fact.session_id is not None:
-            self._tail[fact.session_id] = (fact.id, fact.content)
+            self._tail[fact.scope, fact.session_id] = (fact.id, fact.content)
 
-    def forget(self, session_id: str) -> None:
+    def forget(self, scope: str, session_id: str) -> None:
         """Drop what is known of a session (imported facts may predate it): re-read on next use."""
-        self._tail.pop(session_id, None)
+        self._tail.pop((scope, session_id), None)
 
 
 @dataclass
@@ -150,4 +154,4 @@ class Stores:
         return newer[-1][0] if newer else None
 
     def entity_names(self, fact_id: str) -> list[str]:
-        return self.graph.read.entity_names_for([fact_id]).get(fact_id, [])
+        return self.graph.view(EVERYWHERE).entity_names_for([fact_id]).get(fact_id, [])

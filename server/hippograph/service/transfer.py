@@ -189,8 +189,8 @@ def import_hippograph(
         # Committed: only now may the in-memory index and the vector index see the new rows.
         for entity in new_entities:
             stores.entities.put(entity)
-        for session in {f.session_id for f in new_facts if f.session_id}:
-            stores.sessions.forget(session)  # the cached tail may predate the imported facts
+        for scope, session in {(f.scope, f.session_id) for f in new_facts if f.session_id}:
+            stores.sessions.forget(scope, session)  # the cached tail may predate the imported facts
         upkeep.reconcile()
     added = len(new_entities) + len(new_facts) + len(new_edges)
     return ImportReport(

@@ -10,6 +10,7 @@ from hippograph.domain import lifecycle as lc
 from hippograph.domain.models import EdgeType, Fact, FactKind, FactStatus, MaintenanceChange, MaintenanceOut
 from hippograph.service.shaping import entity_row, entity_text, index_text, iso
 from hippograph.service.stores import Stores
+from hippograph.store.graph import EVERYWHERE
 from hippograph.store.vectors import fact_row
 
 LAST_MAINTENANCE = "last_maintenance"
@@ -102,15 +103,16 @@ class Upkeep:
                 facts = self.stores.graph.get_facts(batch_ids)
                 batch = [facts[fid] for fid in batch_ids if fid in facts]
                 about: dict[str, list[str]] = {}
-                for edge in self.stores.graph.read.about_edges(batch_ids):
+                view = self.stores.graph.view(EVERYWHERE)
+                for edge in view.about_edges(batch_ids):
                     about.setdefault(edge.src, []).append(edge.dst)
-                before = {e.dst: e.src for e in self.stores.graph.read.fact_edges(batch_ids, [EdgeType.NEXT])}
+                before = {e.dst: e.src for e in view.fact_edges(batch_ids, [EdgeType.NEXT])}
                 previous = self.stores.graph.get_facts(list(before.values()))
                 texts = [
                     index_text(
                         f,
                         previous[before[f.id]].content
-                        if f.kind is FactKind.EPISODE and before.get(f.id) in previous
+                        if f.kind is FactKind.EPISODE and _same_scope(f, previous.get(before.get(f.id, "")))
                         else None,
                     )
                     for f in batch
@@ -170,3 +172,9 @@ class Upkeep:
         }
 
     # ------------------------------------------------------------ shaping
+
+
+def _same_scope(fact: Fact, turn: Fact | None) -> bool:
+    """Whether ``turn`` (the turn before ``fact``) is of its scope: a store written before sessions
+    were kept apart by scope may join two scopes' turns, and a turn is indexed with its own only."""
+    return turn is not None and turn.scope == fact.scope

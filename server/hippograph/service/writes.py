@@ -38,8 +38,8 @@ from hippograph.service.nearest import SHOWN, judge_nearest, nearest_stored, sho
 from hippograph.service.shaping import entity_row, entity_text, fact_out, index_text, iso
 from hippograph.service.stores import Stores
 from hippograph.store.entity_index import PendingEntities
-from hippograph.store.graph import Relation
-from hippograph.store.read_model import ClaimKey, claim_key
+from hippograph.store.graph import EVERYWHERE, Relation
+from hippograph.store.read_model import ClaimKey, SessionKey, claim_key
 from hippograph.store.vectors import as_stored, fact_row
 
 # Facts per write batch of remember_many: one embedding call, one graph transaction, one
@@ -76,7 +76,8 @@ class _Batch:
     # The batch's new facts and their vectors as the index will hold them: the later facts of
     # the batch weigh them as they would weigh stored ones.
     written: list[tuple[Fact, np.ndarray]] = field(default_factory=list)
-    turns: dict[str, tuple[str, str]] = field(default_factory=dict)  # session -> its latest (id, content)
+    # (scope, session) -> its latest (id, content)
+    turns: dict[SessionKey, tuple[str, str]] = field(default_factory=dict)
 
     def active_with(self, key: ClaimKey) -> list[Fact]:
         latest = (self.states.get(f.id, f) for f in self.candidates.get(key, ()))
@@ -91,7 +92,7 @@ class _Batch:
             return
         self.written.append((fact, as_stored(vector)))
         if fact.session_id is not None:
-            self.turns[fact.session_id] = (fact.id, fact.content)
+            self.turns[fact.scope, fact.session_id] = (fact.id, fact.content)
         for entity in planned.created:
             self.entities.put(entity)
         for _, entity in planned.linked:
@@ -275,7 +276,8 @@ class Writer:
         superseded: list[Fact] = []
         contradicted: list[Fact] = []
         self._resolve_claims(fact, batch, superseded, contradicted, skip=None)
-        linked = {e.dst if e.src == fact.id else e.src for e in self.stores.graph.read.fact_edges([fact.id])}
+        edges = self.stores.graph.view(EVERYWHERE).fact_edges([fact.id])
+        linked = {e.dst if e.src == fact.id else e.src for e in edges}
         contradicted = [old for old in contradicted if old.id not in linked]
         planned = _Planned(fact, "", [], [], None, superseded, contradicted, None, similar, corroborated=True)
         batch.add(planned, np.empty(0))
@@ -305,8 +307,8 @@ class Writer:
         """The stored fact before ``fact`` in its session: of this batch, or committed before it."""
         if fact.session_id is None:
             return None
-        if fact.session_id in batch.turns:
-            return batch.turns[fact.session_id]
+        if (fact.scope, fact.session_id) in batch.turns:
+            return batch.turns[fact.scope, fact.session_id]
         return self.stores.sessions.before([fact])[0]
 
     def _commit(self, planned: Sequence[_Planned], batch: _Batch, vectors: np.ndarray) -> None:
@@ -377,9 +379,8 @@ class Writer:
         old = self.stores.fact(fact_id) if fact_id is not None else self._the_one(query or "", scope)
         lc.check_correctable(old, self.stores.current_version(old))
         # The corrected fact keeps what the old one was about, except the value it got wrong.
-        names = [
-            n for n in self.stores.graph.read.entity_names_for([old.id]).get(old.id, []) if n != old.object
-        ]
+        about = self.stores.graph.view(EVERYWHERE).entity_names_for([old.id]).get(old.id, [])
+        names = [n for n in about if n != old.object]
         inherited: dict[str, Any] = {
             "kind": old.kind.value,
             "tags": list(old.tags),

@@ -11,17 +11,13 @@ import re
 import threading
 from collections.abc import Iterable
 
-from hippograph.domain.models import GLOBAL_SCOPE, Entity, name_key
+from hippograph.domain.models import Entity, name_key
+from hippograph.domain.visibility import visible_scopes
 
 _WORD = re.compile(r"\w+")
 _MAX_NGRAM = 5
 # One- and two-letter names ("I", "AI") would match half of all prose.
 _MIN_KEY_CHARS = 3
-
-
-def visible_scopes(scope: str) -> tuple[str, ...]:
-    """Scopes whose entities and facts a caller in ``scope`` sees: its own, and global."""
-    return (scope,) if scope == GLOBAL_SCOPE else (scope, GLOBAL_SCOPE)
 
 
 class EntityIndex:

@@ -4,12 +4,13 @@ Kùzu is hippograph's source of truth (facts, entities, typed edges, lifecycle s
 domain's Cypher is here; the session's plumbing is in kuzu_session.py and the schema's in
 migrations.py, so a fork of Kùzu replaces those three. Rows become ``Fact``/``Entity`` values
 in rows.py. Reads of the graph's shape (walks, edges, claims, session tails) are not here:
-callers ask ``graph.read``, the read model, which this store loads and keeps current.
+callers ask ``graph.view(scopes)`` (the read model as a caller in those scopes sees it) or
+``graph.read`` (the read model itself), which this store loads and keeps current.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from datetime import datetime
 from pathlib import Path
@@ -19,6 +20,7 @@ from hippograph.domain.errors import InternalError
 from hippograph.domain.models import ACTIVE_STATUSES, EDGE_PROPS, FACT_EDGES, EdgeType, Entity, Fact
 from hippograph.store import migrations
 from hippograph.store.fact_cache import FactCache
+from hippograph.store.graph_view import EVERYWHERE, GraphView
 from hippograph.store.kuzu_session import KuzuSession, gc_paused
 from hippograph.store.read_model import ClaimKey, EdgeRow, ReadModel, claim_key
 from hippograph.store.receipts import Receipts
@@ -36,7 +38,7 @@ from hippograph.store.rows import (
     to_db_time,
 )
 
-__all__ = ["EdgeRow", "FactLink", "GraphStore", "Relation"]
+__all__ = ["EVERYWHERE", "EdgeRow", "FactLink", "GraphStore", "GraphView", "Relation"]
 
 # A fact-to-fact edge to write: (source id, target id, time, properties).
 FactLink = tuple[str, str, datetime, Mapping[str, Any]]
@@ -85,6 +87,10 @@ class GraphStore:
         """The graph's shape in memory, thread-safe and current as of the last commit."""
         return self._read
 
+    def view(self, scopes: Collection[str] | None) -> GraphView:
+        """The graph's shape as a caller who sees ``scopes`` sees it (``EVERYWHERE``: all of it)."""
+        return GraphView(self._read, scopes)
+
     def close(self) -> None:
         self._facts.close()
         self._session.close()
@@ -116,9 +122,9 @@ class GraphStore:
             "f.subject AS subject, f.predicate AS predicate, f.scope AS scope, f.session_id AS session"
         )
         claims = list(map(claim_key, facts["subject"], facts["predicate"], facts["scope"]))
-        model.load_facts(facts["id"], facts["status"], facts["t"], claims, facts["session"])
-        entities = columns("MATCH (e:Entity) RETURN e.id AS id, e.name AS name")
-        model.load_entities(entities["id"], entities["name"])
+        model.load_facts(facts["id"], facts["scope"], facts["status"], facts["t"], claims, facts["session"])
+        entities = columns("MATCH (e:Entity) RETURN e.id AS id, e.name AS name, e.scope AS scope")
+        model.load_entities(entities["id"], entities["name"], entities["scope"])
         for edge_type in FACT_EDGES:
             fields = ("created_at", *EDGE_PROPS[edge_type])
             props = "".join(f", r.{n} AS {n}" for n in fields)
@@ -166,7 +172,9 @@ class GraphStore:
         def apply() -> None:
             for fact, row in zip(facts, rows, strict=True):
                 claim = claim_key(fact.subject, fact.predicate, fact.scope)
-                self._read.add_fact(fact.id, fact.status.value, row["created_at"], claim, fact.session_id)
+                self._read.add_fact(
+                    fact.id, fact.scope, fact.status.value, row["created_at"], claim, fact.session_id
+                )
             self._facts.put(facts)
 
         self._session.after_commit(apply)
@@ -317,7 +325,7 @@ class GraphStore:
 
         def apply() -> None:
             for entity in entities:
-                self._read.add_entity(entity.id, entity.name)
+                self._read.add_entity(entity.id, entity.name, entity.scope)
 
         self._session.after_commit(apply)
 
@@ -464,7 +472,7 @@ def _erase(
     stay in Kùzu's free pages until ``GraphStore.rebuild``."""
     entities: set[str] = set()
     for fact in tombstones:
-        entities |= {e.dst for e in read.about_edges([fact.id])}
+        entities |= {e.dst for e in GraphView(read, EVERYWHERE).about_edges([fact.id])}
         sets = ", ".join(f"f.{c} = {session.cast('Fact', c).replace('r.', '$')}" for c in FACT_COLUMNS[1:])
         session.run(f"MATCH (f:Fact {{id: $id}}) SET {sets}", fact_params(fact))
         for edge in ("(f:Fact {id: $id})-[r:ABOUT]->(:Entity)", "(f:Fact {id: $id})-[r:HAS_TAG]->(:Tag)"):

@@ -15,14 +15,13 @@ scan the edges), and a depth-2 walk issues ~30 of them. The same walk here is di
 from __future__ import annotations
 
 import bisect
-import itertools
+import sys
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any, NamedTuple
 
-from hippograph.domain.errors import InternalError
-from hippograph.domain.models import ACTIVE_STATUSES, FACT_EDGES, EdgeType
+from hippograph.domain.models import ACTIVE_STATUSES, EdgeType
 
 
 class EdgeRow(NamedTuple):
@@ -39,6 +38,7 @@ class EdgeRow(NamedTuple):
 
 
 ClaimKey = tuple[str, str, str]  # (subject casefolded, predicate casefolded, scope)
+SessionKey = tuple[str, str]  # (scope, session id)
 
 _ACTIVE = frozenset(ACTIVE_STATUSES)
 
@@ -60,6 +60,8 @@ class ReadModel:
     def __init__(self) -> None:
         self._lock = threading.RLock()
         self._status: dict[str, str] = {}
+        # fact or entity -> its scope: what ``GraphView`` shows a caller (graph_view.py).
+        self._scope: dict[str, str] = {}
         self._created: dict[str, datetime] = {}
         self._names: dict[str, str] = {}
         self._out: dict[str, list[EdgeRow]] = {}  # fact-fact edges by source
@@ -77,15 +79,17 @@ class ReadModel:
         # predicate): a Kùzu scan of Fact by lower(subject) cost ~200 ms per remember at 100k.
         self._claim_of: dict[str, ClaimKey] = {}  # fact -> its key, whatever its status
         self._claims: dict[ClaimKey, set[str]] = {}  # key -> its active facts
-        # session id -> (created_at, id) of its latest fact: the NEXT link and the context of a
-        # new turn (a Kùzu scan of Fact by session_id cost ~7-23 ms per new session at 100k).
-        self._session_last: dict[str, tuple[datetime, str]] = {}
+        # (scope, session id) -> (created_at, id) of its latest fact: the NEXT link and the context
+        # of a new turn (a Kùzu scan of Fact by session_id cost ~7-23 ms per new session at 100k).
+        # A session id used in two scopes is two conversations: a turn never joins another scope's.
+        self._session_last: dict[SessionKey, tuple[datetime, str]] = {}
 
     # ------------------------------------------------------------ loading (whole tables)
 
     def load_facts(
         self,
         ids: Sequence[str],
+        scopes: Sequence[str],
         statuses: Sequence[str],
         created: Sequence[datetime],
         claims: Sequence[ClaimKey | None],
@@ -93,16 +97,19 @@ class ReadModel:
     ) -> None:
         """``claims``: each fact's ``claim_key``; ``sessions``: its session id, if any."""
         with self._lock:
+            self._scope.update(zip(ids, map(sys.intern, scopes), strict=True))
             self._status.update(zip(ids, statuses, strict=True))
             self._created.update(zip(ids, created, strict=True))
-            for fid, status, at, key, session in zip(ids, statuses, created, claims, sessions, strict=True):
+            rows = zip(ids, scopes, statuses, created, claims, sessions, strict=True)
+            for fid, scope, status, at, key, session in rows:
                 self._file_claim(fid, status, key)
                 if session is not None:
-                    self._file_turn(session, at, fid)
+                    self._file_turn((scope, session), at, fid)
 
-    def load_entities(self, ids: Sequence[str], names: Sequence[str]) -> None:
+    def load_entities(self, ids: Sequence[str], names: Sequence[str], scopes: Sequence[str]) -> None:
         with self._lock:
             self._names.update(zip(ids, names, strict=True))
+            self._scope.update(zip(ids, map(sys.intern, scopes), strict=True))
 
     def load_fact_edges(
         self, edge_type: str, srcs: Sequence[str], dsts: Sequence[str], props: Sequence[Mapping[str, Any]]
@@ -173,16 +180,23 @@ class ReadModel:
                 change()
 
     def add_fact(
-        self, fact_id: str, status: str, created_at: datetime, claim: ClaimKey | None, session: str | None
+        self,
+        fact_id: str,
+        scope: str,
+        status: str,
+        created_at: datetime,
+        claim: ClaimKey | None,
+        session: str | None,
     ) -> None:
         with self._lock:
+            self._scope[fact_id] = sys.intern(scope)
             self._status[fact_id] = status
             self._created[fact_id] = created_at
             self._file_claim(fact_id, status, claim)
             if session is not None:
-                self._file_turn(session, created_at, fact_id)
+                self._file_turn((scope, session), created_at, fact_id)
 
-    def _file_turn(self, session: str, created_at: datetime, fact_id: str) -> None:
+    def _file_turn(self, session: SessionKey, created_at: datetime, fact_id: str) -> None:
         last = self._session_last.get(session)
         if last is None or (created_at, fact_id) > last:
             self._session_last[session] = (created_at, fact_id)
@@ -208,9 +222,10 @@ class ReadModel:
                 if not self._claims[key]:
                     del self._claims[key]
 
-    def add_entity(self, entity_id: str, name: str) -> None:
+    def add_entity(self, entity_id: str, name: str, scope: str) -> None:
         with self._lock:
             self._names[entity_id] = name
+            self._scope[entity_id] = sys.intern(scope)
 
     def link_facts(self, edge_type: str, src: str, dst: str, props: Mapping[str, Any]) -> None:
         with self._lock:
@@ -288,6 +303,7 @@ class ReadModel:
         with self._lock:
             for eid in entity_ids:
                 self._names.pop(eid, None)
+                self._scope.pop(eid, None)
                 for fid in self._facts_of.pop(eid, []):
                     self._about[fid] = [(e, role) for e, role in self._about.get(fid, []) if e != eid]
                 for edge in self._relates.pop(eid, []):
@@ -301,12 +317,13 @@ class ReadModel:
 
     # ------------------------------------------------------------ reads
 
-    def last_facts_in_sessions(self, session_ids: Iterable[str]) -> dict[str, str]:
-        """The id of the latest fact (by creation time, then id) of each session that has one."""
+    def last_facts_in_sessions(self, sessions: Iterable[SessionKey]) -> dict[SessionKey, str]:
+        """The id of the latest fact (by creation time, then id) of each (scope, session) that has one."""
         with self._lock:
-            return {sid: self._session_last[sid][1] for sid in session_ids if sid in self._session_last}
+            return {key: self._session_last[key][1] for key in sessions if key in self._session_last}
 
     def fact_count(self) -> int:
+        """Every fact, whatever its scope (the walk's entity specificity is over the whole store)."""
         with self._lock:
             return len(self._status)
 
@@ -314,11 +331,6 @@ class ReadModel:
         """Every fact id and its status."""
         with self._lock:
             return dict(self._status)
-
-    def statuses(self, fact_ids: Iterable[str]) -> dict[str, str]:
-        """The status of each of ``fact_ids`` that exists."""
-        with self._lock:
-            return {fid: self._status[fid] for fid in fact_ids if fid in self._status}
 
     def has_about(self, fact_id: str, entity_id: str, role: str) -> bool:
         with self._lock:
@@ -329,87 +341,8 @@ class ReadModel:
         with self._lock:
             return {key: sorted(self._claims.get(key, ()), key=self._age) for key in keys}
 
-    def fact_edges(self, fact_ids: Sequence[str], edge_types: Sequence[str] = FACT_EDGES) -> list[EdgeRow]:
-        """Fact-to-fact edges touching ``fact_ids``, either direction, with weight where stored."""
-        unknown = set(edge_types) - set(FACT_EDGES)
-        if unknown:
-            raise InternalError(f"unknown fact edges {sorted(unknown)}")
-        with self._lock:
-            wanted = set(edge_types)
-            found: dict[int, EdgeRow] = {}
-            for fid in fact_ids:
-                for edge in (*self._out.get(fid, ()), *self._in.get(fid, ())):
-                    if edge.type in wanted:
-                        found.setdefault(id(edge), edge)
-            return list(found.values())
-
-    def about_edges(self, fact_ids: Sequence[str]) -> list[EdgeRow]:
-        with self._lock:
-            return [
-                EdgeRow(EdgeType.ABOUT, fid, eid, {"role": role})
-                for fid in dict.fromkeys(fact_ids)
-                for eid, role in self._about.get(fid, ())
-            ]
-
-    def about_any(self, fact_ids: Iterable[str], entity_ids: Iterable[str]) -> set[str]:
-        """Those of ``fact_ids`` that are ABOUT any of ``entity_ids``."""
-        with self._lock:
-            wanted = set(entity_ids)
-            return {fid for fid in fact_ids if any(eid in wanted for eid, _ in self._about.get(fid, ()))}
-
-    def facts_about(self, entity_id: str, *, limit: int, statuses: Sequence[str]) -> list[str]:
-        """The ``limit`` most recently created facts about the entity with one of ``statuses``."""
-        with self._lock:
-            allowed = set(statuses)
-            newest = (
-                fid for fid in reversed(self._facts_of.get(entity_id, ())) if self._status[fid] in allowed
-            )
-            return list(itertools.islice(newest, limit))
-
     def _age(self, fact_id: str) -> tuple[datetime, str]:
         return self._created[fact_id], fact_id
-
-    def entity_relations(self, entity_ids: Sequence[str]) -> list[EdgeRow]:
-        with self._lock:
-            found: dict[int, EdgeRow] = {}
-            for eid in entity_ids:
-                for edge in self._relates.get(eid, ()):
-                    found.setdefault(id(edge), edge)
-            return list(found.values())
-
-    def related_entities(self, entity_ids: Sequence[str], *, limit: int) -> list[tuple[str, str, float]]:
-        """(entity, related entity, strongest RELATES weight): the ``limit`` strongest per entity."""
-        with self._lock:
-            rows = []
-            for eid in dict.fromkeys(entity_ids):
-                known = self._neighbours.get(eid, {})
-                ranked = self._ranked.get(eid)
-                if ranked is None:
-                    ranked = self._ranked[eid] = sorted(known, key=lambda o: (known[o], o), reverse=True)
-                rows += [(eid, other, known[other]) for other in ranked[:limit]]
-            return rows
-
-    def tag_neighbours(self, fact_ids: Sequence[str], *, limit: int) -> list[EdgeRow]:
-        """Facts sharing a tag with ``fact_ids``, newest tagged first, ``limit`` rows in all."""
-        with self._lock:
-            rows: list[EdgeRow] = []
-            for fid in fact_ids:
-                for tag in self._tags.get(fid, ()):
-                    for other in reversed(self._tagged.get(tag, ())):
-                        if len(rows) >= limit:
-                            return rows
-                        if other != fid:
-                            rows.append(EdgeRow(EdgeType.HAS_TAG, fid, other, {"tag": tag}))
-            return rows
-
-    def entity_names_for(self, fact_ids: Sequence[str]) -> dict[str, list[str]]:
-        with self._lock:
-            names: dict[str, list[str]] = {}
-            for fid in dict.fromkeys(fact_ids):
-                for eid, _ in self._about.get(fid, ()):
-                    if eid in self._names:
-                        names.setdefault(fid, []).append(self._names[eid])
-            return names
 
     def differences(self, stored: ReadModel, *, repair: bool) -> list[str]:
         """How this model differs from ``stored`` (one just loaded from the graph), by part;
@@ -437,6 +370,7 @@ class ReadModel:
         with self._lock:
             return {
                 "facts": {(fid, status, self._created[fid]) for fid, status in self._status.items()},
+                "scopes": set(self._scope.items()),
                 "entities": set(self._names.items()),
                 "fact_edges": edges(e for rows in self._out.values() for e in rows),
                 "about": {(fid, eid, role) for fid, links in self._about.items() for eid, role in links},
