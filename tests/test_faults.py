@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import anyio
 import pytest
 
 from hippograph.config import Settings
-from hippograph.domain.errors import DiskFull
+from hippograph.domain.errors import DiskFull, IndexDamaged
 from hippograph.service.memory import Memory
 from hippograph.sharing.ownership import lock_path, read_owner
 from hippograph.store.embed import FastEmbedder
@@ -95,3 +97,71 @@ async def test_the_running_owner_repairs_its_files_and_nobody_is_locked_out(
             while read_owner(data_dir) != info or not lock_path(data_dir).exists():
                 await anyio.sleep(0.2)
         assert (await call(owner, "search", query="red box"))["results"][0]["id"] == kept["id"]
+
+
+def _facts_table(settings: Settings) -> Path:
+    return settings.data_dir / "vectors" / "facts.lance"
+
+
+def _cut_in_half(directory: Path) -> None:
+    for path in directory.iterdir():
+        with path.open("r+b") as fh:
+            fh.truncate(path.stat().st_size // 2)
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        lambda table: shutil.rmtree(table / "data"),
+        lambda table: shutil.rmtree(table / "_indices"),
+        lambda table: _cut_in_half(table / "data"),
+    ],
+    ids=["data files removed", "indexes removed", "data files cut short"],
+)
+def test_a_damaged_vector_table_is_rebuilt_from_the_graph_at_open(
+    settings: Settings, embedder: FastEmbedder, damage: Callable[[Path], None]
+) -> None:
+    memory = Memory.open(settings, embedder=embedder)
+    kept = {memory.remember(f"Hive {i} gave honey in July").id for i in range(12)}
+    memory.close()
+    damage(_facts_table(settings))
+    memory = Memory.open(settings, embedder=embedder)
+    try:
+        assert {hit.id for hit in memory.search("honey hive", limit=20).results} == kept
+        assert memory.doctor()["vector_tables_rebuilt"] == []
+    finally:
+        memory.close()
+
+
+def test_a_vector_table_deleted_while_running_fails_clearly_then_is_rebuilt(
+    settings: Settings, embedder: FastEmbedder
+) -> None:
+    memory = Memory.open(settings, embedder=embedder)
+    try:
+        kept = {memory.remember(f"Hive {i} gave honey in July").id for i in range(12)}
+        shutil.rmtree(_facts_table(settings))
+        with pytest.raises(IndexDamaged, match="rebuilt from the graph"):
+            memory.call("search", {"query": "honey hive", "limit": 20})
+        deadline = time.monotonic() + 60
+        while True:  # the repair runs in the background
+            try:
+                hits = memory.call("search", {"query": "honey hive", "limit": 20}).results
+                break
+            except IndexDamaged:
+                assert time.monotonic() < deadline
+                time.sleep(0.2)
+        assert {hit.id for hit in hits} == kept
+    finally:
+        memory.close()
+
+
+def test_doctor_rebuilds_a_damaged_vector_table(settings: Settings, embedder: FastEmbedder) -> None:
+    memory = Memory.open(settings, embedder=embedder)
+    try:
+        kept = {memory.remember(f"Hive {i} gave honey in July").id for i in range(12)}
+        _cut_in_half(_facts_table(settings) / "data")
+        report = memory.doctor()
+        assert report["vector_tables_rebuilt"] == ["facts"]
+        assert {hit.id for hit in memory.search("honey hive", limit=20).results} == kept
+    finally:
+        memory.close()

@@ -48,6 +48,10 @@ class DiskFull(StoreError):
     pass
 
 
+class IndexDamaged(StoreError):
+    pass
+
+
 class DataDirNotWritable(StoreError):
     pass
 

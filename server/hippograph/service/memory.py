@@ -30,7 +30,7 @@ from typing import Any
 from hippograph.api import OPERATIONS, MemoryAPI
 from hippograph.config import Settings
 from hippograph.domain import lifecycle as lc
-from hippograph.domain.errors import InvalidInput, StoreError
+from hippograph.domain.errors import IndexDamaged, InvalidInput, StoreError
 from hippograph.retrieval.retriever import Retriever
 from hippograph.service import import_mcp, screening, transfer
 from hippograph.service.curation import PURGE_PENDING, Curator, finish_purge
@@ -136,6 +136,7 @@ class Memory(MemoryAPI):
         self._threads: list[threading.Thread] = []
         self._closed = False
         self._requests = _RequestLocks()
+        self._repairing = threading.Lock()
 
     # What in-process callers (CLI, explorer, benchmarks, tests) reach directly.
     @property
@@ -223,7 +224,27 @@ class Memory(MemoryAPI):
             # The one intake of every write: no path, no field is stored unscreened.
             arguments = screening.screen(arguments, self.settings.secrets)
             self.stores.check_space()
-        return handler(**arguments)
+        try:
+            return handler(**arguments)
+        except IndexDamaged:
+            self._repair_index_soon()
+            raise
+
+    def _repair_index_soon(self) -> None:
+        """Rebuild damaged vector tables in the background (once at a time); calls meanwhile fail
+        clearly, and succeed again when it is done."""
+        if not self._repairing.acquire(blocking=False):
+            return
+
+        def repair() -> None:
+            try:
+                self.upkeep.repair_index()
+            except Exception:
+                log.exception("could not rebuild the vector index; hippograph doctor tries again")
+            finally:
+                self._repairing.release()
+
+        threading.Thread(target=repair, name="hippograph-index-repair", daemon=True).start()
 
     def call_once(self, name: str, arguments: dict[str, Any], request_id: str) -> Any:
         """Run a write at most once per ``request_id``: its receipt commits in the write's own

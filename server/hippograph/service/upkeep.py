@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -15,6 +16,8 @@ from hippograph.store.vectors import fact_row
 
 LAST_MAINTENANCE = "last_maintenance"
 
+
+log = logging.getLogger(__name__)
 
 # How long a proxied write's reply is kept for a retry (retries come within a minute).
 _KEEP_RECEIPTS = timedelta(days=1)
@@ -143,11 +146,24 @@ class Upkeep:
                 restatused=len(stale),
             )
 
+    def repair_index(self) -> list[str]:
+        """Rebuild, from the graph, every vector table some file of which is missing or cut short;
+        the tables rebuilt."""
+        with self.stores.write_lock:
+            damaged = self.stores.vectors.damaged()
+            if damaged:
+                log.warning("rebuilding damaged vector tables from the graph: %s", damaged)
+                self.stores.vectors.rebuild(damaged)
+                self.reconcile()
+        return sorted(damaged)
+
     def doctor(self) -> dict[str, Any]:
         """Check the stores agree and repair what does not; report what was done."""
         mirror_problems = self.stores.graph.check_mirror(repair=True)  # reconcile reads the mirror
+        rebuilt = self.repair_index()
         report = self.reconcile()
         return {
+            "vector_tables_rebuilt": rebuilt,
             "reindexed": report.added,
             "orphan_rows_removed": report.removed,
             "statuses_fixed": report.restatused,

@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from hippograph.store.lance_tables import open_table, rewrite_table
+from hippograph.store.lance_tables import damage, open_table, readable, recreate_table, rewrite_table
 from hippograph.store.vector_rows import Filter, Hit, as_stored, fact_row, id_list, unit
 
 __all__ = ["Filter", "Hit", "VectorStore", "as_stored", "fact_row", "id_list", "unit"]
@@ -97,8 +97,9 @@ class VectorStore:
         # MCP initialize but opens the stores in the background.
         import lancedb
 
+        self.path = path
         self._db = lancedb.connect(str(path))
-        self._dim = dim
+        self._dim, self._model = dim, model
         self._lock = threading.Lock()  # held while LanceDB is written
         # Set when a write raised: the graph may hold what this index lacks, so the next open
         # must reconcile even after a clean close (Memory.close then records no versions).
@@ -343,8 +344,27 @@ class VectorStore:
         with self._buffer_lock:
             self._pins.clear()
 
+    # ------------------------------------------------------------ damage
+
+    def damaged(self) -> dict[str, str]:
+        """Tables some file of which is missing or cut short: name -> what failed reading it whole."""
+        with self._lock:
+            found = {name: damage(table, full=True) for name, table in self._tables.items()}
+        return {name: problem for name, problem in found.items() if problem is not None}
+
+    def rebuild(self, names: Iterable[str]) -> None:
+        """Create these tables afresh, empty: reconcile then fills them from the graph."""
+        with self._lock, self._buffer_lock:
+            for name in names:
+                self._tables[name] = recreate_table(self._db, name, dim=self._dim, model=self._model)
+                self.rebuilt.add(name)
+                self._since_pin[name] = {}
+            self._pins.clear()
+            self._matrix, self._matrix_loaded = None, False
+
     # ------------------------------------------------------------ reads
 
+    @readable
     def ids(self, table: str) -> dict[str, str]:
         """id -> status (facts) or type (entities), for reconciliation with the graph."""
         column = "status" if table == "facts" else "type"
@@ -352,6 +372,7 @@ class VectorStore:
         data = self._tables[table].search().select(["id", column]).limit(None).to_arrow()
         return dict(zip(data.column("id").to_pylist(), data.column(column).to_pylist(), strict=True))
 
+    @readable
     def vector_search(self, table: str, vector: np.ndarray, k: int, where: Filter | None = None) -> list[Hit]:
         if table == "entities" and (where is None or where == Filter(scopes=where.scopes)):
             matrix = self._entity_matrix()
@@ -366,6 +387,7 @@ class VectorStore:
         rows = query.select(["id", "_distance"]).to_list()
         return [Hit(r["id"], 1.0 - float(r["_distance"]), i) for i, r in enumerate(rows, 1)]
 
+    @readable
     def nearest(self, table: str, vectors: np.ndarray, k: int, where: Filter) -> list[list[Hit]]:
         """For each of ``vectors``, the ``k`` rows nearest it, with their exact cosine similarity to
         the stored (half-precision) vectors; buffered rows included, the buffer not written first.
@@ -441,6 +463,7 @@ class VectorStore:
                     self._matrix_loaded = True
         return self._matrix
 
+    @readable
     def text_search(self, table: str, text: str, k: int, where: Filter | None = None) -> list[Hit]:
         if not text.strip():
             return []
@@ -457,6 +480,7 @@ class VectorStore:
         self.flush()
         return " ".join(f"{name}:{table.version}" for name, table in self._tables.items())
 
+    @readable
     def count(self, table: str) -> int:
         self._flush_for_read()
         return int(self._tables[table].count_rows())
