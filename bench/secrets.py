@@ -89,7 +89,11 @@ def table() -> str:
         "| | dev | test |",
         "|---|---|---|",
     ]
-    for name in [*CONTEXTS, "detect-secrets must-not-flag (false alarms)", "ordinary developer text (false alarms)"]:
+    for name in [
+        *CONTEXTS,
+        "detect-secrets must-not-flag (false alarms)",
+        "ordinary developer text (false alarms)",
+    ]:
         cells = []
         for rows in (dev, test):
             hit, total = rows.get(name, (0, 0))

@@ -91,7 +91,9 @@ _HELPERS = {
     "AlphaNumericExtended": r"[a-z0-9=_\-]{%s}",
     "AlphaNumericExtendedLong": r"[a-z0-9\/=_\+\-]{%s}",
 }
-_EXPR_PART = re.compile(r'\s*(?:`(?P<raw>[^`]*)`|"(?P<dq>(?:[^"\\]|\\.)*)"|utils\.(?P<fn>\w+)\("(?P<arg>[^"]*)"\)|utils\.Hex8_4_4_4_12\(\))\s*(?P<plus>\+)?')
+_EXPR_PART = re.compile(
+    r'\s*(?:`(?P<raw>[^`]*)`|"(?P<dq>(?:[^"\\]|\\.)*)"|utils\.(?P<fn>\w+)\("(?P<arg>[^"]*)"\)|utils\.Hex8_4_4_4_12\(\))\s*(?P<plus>\+)?'
+)
 
 
 def _go_string(text: str, at: int) -> tuple[str, int] | None:
@@ -133,7 +135,10 @@ def extract_gitleaks(repo: Path) -> list[dict[str, str]]:
         source = _git_show(repo, path)
         for block in source.split("\nfunc ")[1:]:
             rule = re.search(r'RuleID:\s*"([^"]+)"', block)
-            regex = re.search(r"Regex:\s*(utils\.GenerateUniqueTokenRegex\(|utils\.GenerateSemiGenericRegex\(|regexp\.MustCompile\()", block)
+            regex = re.search(
+                r"Regex:\s*(utils\.GenerateUniqueTokenRegex\(|utils\.GenerateSemiGenericRegex\(|regexp\.MustCompile\()",
+                block,
+            )
             if not rule or not regex:
                 continue
             at = regex.end()
@@ -156,7 +161,13 @@ def extract_gitleaks(repo: Path) -> list[dict[str, str]]:
             except re.error:
                 continue
             rows.append(
-                {"rule": rule.group(1), "style": style, "identifiers": identifiers, "regex": pattern, "source": path}
+                {
+                    "rule": rule.group(1),
+                    "style": style,
+                    "identifiers": identifiers,
+                    "regex": pattern,
+                    "source": path,
+                }
             )
     return rows
 
@@ -361,22 +372,33 @@ def secret_lines(formats: list[dict[str, str]], part: str, seed: int) -> Iterato
     which = 0 if part == "dev" else 1
     rng = random.Random(f"{seed}-{part}")
     draw = _Draw(rng)
-    templates = {name: _split(t, seed)[which] for name, t in (("prose", PROSE), ("key=value", KEY_VALUE), ("env", ENV))}
+    templates = {
+        name: _split(t, seed)[which] for name, t in (("prose", PROSE), ("key=value", KEY_VALUE), ("env", ENV))
+    }
     for row in formats:
         regex = re.compile(row["regex"])
         samples = []
         for _ in range(30):
-            sample = draw.pattern(row["regex"])
-            if regex.fullmatch(sample) and "\n" not in sample and len(sample) >= 8:
+            drawn = draw.pattern(row["regex"])
+            match = regex.fullmatch(drawn)
+            if not match:
+                continue
+            # As gitleaks reads a rule: the secret is the first group when there is one; rules
+            # that match their context (a JSON key, an XML element) are not a token to place.
+            sample = match.group(1) if regex.groups and match.group(1) else drawn
+            if len(sample) >= 8 and not re.search(r"[\s'\"<>`]", sample):
                 samples.append(sample)
             if len(samples) == 3:
                 break
-        if len(samples) < 3:
+        if len(set(samples)) < 3:  # a fixed string (a prefix gitleaks keys on), not a secret
             continue
         ident = (row["identifiers"].split(",")[0] if row["identifiers"] else _vendor(row["rule"])).lower()
         ident = re.sub(r"[^a-z0-9]+", "_", ident).strip("_")
         fill = {"i": ident, "I": ident.upper(), "vendor": _vendor(row["rule"]).capitalize()}
-        prefixed = row["style"] != "keyword" and literal_prefix(row["regex"]) >= 3
+        # Bare in prose only when the token names itself: a literal prefix, and the secret is the
+        # whole match (not a password inside an XML element or a URL).
+        whole = not regex.groups or all(regex.fullmatch(s) for s in samples)
+        prefixed = row["style"] != "keyword" and literal_prefix(row["regex"]) >= 3 and whole
         contexts = (["prose"] if prefixed else []) + ["key=value", "env"]
         for sample, context in ((s, c) for s in samples for c in contexts):
             template = rng.choice(templates[context])
@@ -411,7 +433,11 @@ def _ordinary_generators(rng: random.Random) -> dict[str, list[Callable[[], str]
         return str(uuid.UUID(int=rng.getrandbits(128), version=4))
 
     def stripe_id() -> str:
-        return rng.choice(["in", "price", "cus", "prod", "sub", "pi", "ch", "evt", "txn", "seti", "cs_test"]) + "_1" + b62(rng.choice([13, 23]))
+        return (
+            rng.choice(["in", "price", "cus", "prod", "sub", "pi", "ch", "evt", "txn", "seti", "cs_test"])
+            + "_1"
+            + b62(rng.choice([13, 23]))
+        )
 
     def config() -> str:
         doc = rng.choice(
@@ -430,7 +456,10 @@ def _ordinary_generators(rng: random.Random) -> dict[str, list[Callable[[], str]
             lambda: f"the tenant id is {uid()}",
         ],
         "sha256 sum": [
-            lambda: f"{hashlib.sha256(rng.randbytes(8)).hexdigest()}  dist/hippograph-0.{rng.randint(1, 9)}.tar.gz",
+            lambda: (
+                f"{hashlib.sha256(rng.randbytes(8)).hexdigest()}  "
+                f"dist/hippograph-0.{rng.randint(1, 9)}.tar.gz"
+            ),
             lambda: f"expected sha256 {hashlib.sha256(rng.randbytes(8)).hexdigest()} for the release asset",
         ],
         "Docker digest": [
@@ -438,26 +467,51 @@ def _ordinary_generators(rng: random.Random) -> dict[str, list[Callable[[], str]
             lambda: f"FROM ghcr.io/acme/api@sha256:{hexs(64)}",
         ],
         "npm integrity": [
-            lambda: f'"integrity": "sha512-{base64.b64encode(hashlib.sha512(rng.randbytes(8)).digest()).decode()}"',
-            lambda: f"lockfile says integrity sha1-{base64.b64encode(hashlib.sha1(rng.randbytes(8)).digest()).decode()}",  # noqa: S324
+            lambda: (
+                f'"integrity": "sha512-'
+                f'{base64.b64encode(hashlib.sha512(rng.randbytes(8)).digest()).decode()}"'
+            ),
+            lambda: (
+                f"lockfile says integrity sha1-"
+                f"{base64.b64encode(hashlib.sha1(rng.randbytes(8)).digest()).decode()}"
+            ),
         ],
         "go.sum line": [
-            lambda: f"github.com/{rng.choice(WORDS)}/{rng.choice(WORDS)} v1.{rng.randint(0, 20)}.{rng.randint(0, 9)} h1:{base64.b64encode(rng.randbytes(32)).decode()}",
-            lambda: f"golang.org/x/{rng.choice(['net', 'sys', 'text'])} v0.{rng.randint(1, 30)}.0/go.mod h1:{base64.b64encode(rng.randbytes(32)).decode()}",
+            lambda: (
+                f"github.com/{rng.choice(WORDS)}/{rng.choice(WORDS)} "
+                f"v1.{rng.randint(0, 20)}.{rng.randint(0, 9)} "
+                f"h1:{base64.b64encode(rng.randbytes(32)).decode()}"
+            ),
+            lambda: (
+                f"golang.org/x/{rng.choice(['net', 'sys', 'text'])} v0.{rng.randint(1, 30)}.0/go.mod "
+                f"h1:{base64.b64encode(rng.randbytes(32)).decode()}"
+            ),
         ],
         "base64 config": [
             lambda: f"the configmap value decodes fine: {config()}",
             lambda: f"data:\n  settings.json: {config()}",
         ],
         "kubeconfig CA data": [
-            lambda: f"    certificate-authority-data: LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0t{b64(rng.randint(60, 120))}",
-            lambda: f"clusters:\n- cluster:\n    certificate-authority-data: {b64(90)}\n    server: https://10.0.0.{rng.randint(1, 254)}:6443",
+            lambda: (
+                f"    certificate-authority-data: "
+                f"LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0t{b64(rng.randint(60, 120))}"
+            ),
+            lambda: (
+                f"clusters:\n- cluster:\n    certificate-authority-data: {b64(90)}\n"
+                f"    server: https://10.0.0.{rng.randint(1, 254)}:6443"
+            ),
         ],
         "URL with query": [
             lambda: f"https://www.youtube.com/watch?v={nanoid()[:11]}&t={rng.randint(1, 900)}s",
-            lambda: f"https://app.datadoghq.com/logs?query=service%3Aapi&cols={b62(12)}&from_ts={rng.randint(10**12, 10**13)}",
+            lambda: (
+                f"https://app.datadoghq.com/logs?query=service%3Aapi&cols={b62(12)}"
+                f"&from_ts={rng.randint(10**12, 10**13)}"
+            ),
             lambda: f"see https://docs.google.com/spreadsheets/d/{b62(44)}/edit#gid={rng.randint(0, 10**9)}",
-            lambda: f"https://github.com/acme/api/actions/runs/{rng.randint(10**9, 10**10)}?check_suite_focus=true",
+            lambda: (
+                f"https://github.com/acme/api/actions/runs/{rng.randint(10**9, 10**10)}"
+                "?check_suite_focus=true"
+            ),
             lambda: f"the share link https://drive.google.com/file/d/{b62(33)}/view?usp=sharing",
         ],
         "CSS colour": [
@@ -483,10 +537,14 @@ def _ordinary_generators(rng: random.Random) -> dict[str, list[Callable[[], str]
         "JWT documentation": [
             lambda: "a JWT has three base64url parts: header.payload.signature; never log the signature",
             lambda: "use Authorization: Bearer <token> with the access token from /oauth/token",
-            lambda: f"the JWT exp claim was {rng.randint(1_600_000_000, 1_800_000_000)}, so the token had expired",
+            lambda: (
+                f"the JWT exp claim was {rng.randint(1_600_000_000, 1_800_000_000)}, so the token had expired"
+            ),
         ],
         "password talk": [
-            lambda: f"password rotation for the {rng.choice(WORDS)} service is every {rng.randint(30, 90)} days",
+            lambda: (
+                f"password rotation for the {rng.choice(WORDS)} service is every {rng.randint(30, 90)} days"
+            ),
             lambda: "mysql -u root -p prompts for the password, do not pass it on the command line",
             lambda: "use curl -u alice: so curl asks for the password interactively",
             lambda: f"set PGPASSFILE=~/.pgpass instead of PGPASSWORD on {rng.choice(WORDS)}",
@@ -497,13 +555,19 @@ def _ordinary_generators(rng: random.Random) -> dict[str, list[Callable[[], str]
             lambda: f"arn:aws:iam::{rng.randint(10**11, 10**12 - 1)}:role/{rng.choice(WORDS)}-deployer",
             lambda: f"instance i-{hexs(17)} in subnet-{hexs(17)}",
             lambda: f"Google Analytics id G-{b62(10).upper()}",
-            lambda: f"Sentry DSN public key https://{hexs(32)}@o{rng.randint(10**5, 10**6)}.ingest.sentry.io/{rng.randint(10**5, 10**7)}",
+            lambda: (
+                f"Sentry DSN public key https://{hexs(32)}@o{rng.randint(10**5, 10**6)}"
+                f".ingest.sentry.io/{rng.randint(10**5, 10**7)}"
+            ),
         ],
         "code": [
-            lambda: f"def {rng.choice(WORDS)}_handler(request, token_bucket=TokenBucket(rate={rng.randint(1, 99)})):",
+            lambda: (
+                f"def {rng.choice(WORDS)}_handler(request, "
+                f"token_bucket=TokenBucket(rate={rng.randint(1, 99)})):"
+            ),
             lambda: "const apiKey = process.env.OPENAI_API_KEY;",
             lambda: "password = getpass.getpass('DB password: ')",
-            lambda: f"cache key is f\"user:{{user_id}}:{rng.choice(WORDS)}\"",
+            lambda: f'cache key is f"user:{{user_id}}:{rng.choice(WORDS)}"',
             lambda: "SECRET_KEY = os.environ['DJANGO_SECRET_KEY']",
         ],
     }
