@@ -310,11 +310,78 @@ def test_the_shapes_scan_skips_are_ones_no_detector_flags(text: str) -> None:
     assert list(secrets_scan._raw_findings(text)) == []
 
 
-def test_a_format_only_scan_finds_credentials_but_not_random_ids() -> None:
-    session = "V1StGXR8Z5jdHi6BmyT9qLw3"  # random by design, like a nanoid
-    assert [f.kind for f in scan(session)] == ["high-entropy token"]
-    assert scan(session, entropy=False) == []
+def test_a_random_token_is_a_secret_only_after_a_credential_word() -> None:
+    nanoid = "V1StGXR8Z5jdHi6BmyT9qLw3"  # random by design
+    assert scan(f"order {nanoid} is stuck") == []
+    assert [f.kind for f in scan(f"the webhook secret {nanoid}")] == ["high-entropy token"]
+    assert scan(f"the webhook secret {nanoid}", entropy=False) == []
     assert [f.kind for f in scan(GITHUB_TOKEN, entropy=False)] == ["GitHub token"]
+
+
+# Fake tokens in the vendors' documented formats (shapes from the gitleaks rules, MIT).
+VENDOR_TOKENS = {
+    "AWS access key id": "A3TXK2LM9PZ3WDQ4RT7E",
+    "DigitalOcean token": "dop_v1_" + "3f9a" * 16,
+    "Databricks token": "dapi" + "0a1b2c3d" * 4,
+    "Sentry token": "sntryu_" + "9c1e" * 16,
+    "Airtable token": "patQ7rT2vX9kL3mN8." + "a1b2c3d4" * 8,
+    "age secret key": "AGE-SECRET-KEY-1" + ("QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L" * 2)[:58],
+    "Shopify token": "shpat_" + "0f1e2d3c" * 4,
+    "Hugging Face token": "hf_" + "AbCdEfGhIjKlMnOpQrStUvWxYzAbCdEfGh",
+}
+
+
+@pytest.mark.parametrize(("kind", "token"), VENDOR_TOKENS.items(), ids=VENDOR_TOKENS.keys())
+def test_a_vendor_token_is_found_bare_in_a_sentence(kind: str, token: str) -> None:
+    text = f"my token is {token}, use it"
+    assert [(f.kind, text[f.start : f.end]) for f in scan(text)] == [(kind, token)]
+
+
+def test_a_slack_webhook_url_is_found_in_prose() -> None:
+    text = "post alerts to https://hooks.slack.com/services/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"
+    assert [f.kind for f in scan(text)] == ["Slack webhook URL"]
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ("mysql -u root -pS3cr3t shop", "S3cr3t"),
+        ("mysqldump -uroot --password=Rd5v#x%SPq3y --all-databases", "Rd5v#x%SPq3y"),
+        ("curl -u alice:Pa55w0rd https://ci.internal/api/json", "Pa55w0rd"),
+        ("curl --user deploy:Copper9022$ -X POST https://registry.internal/v2/", "Copper9022$"),
+        ("sshpass -p 'Tiger7621@' ssh pi@192.168.1.20", "Tiger7621@"),
+        ("psql --host db --username app --password W1nter156", "W1nter156"),
+        ("redis-cli -h cache -a Lemon49x ping", "Lemon49x"),
+        ("smbclient //files/share -U bob%Velvet7844", "Velvet7844"),
+        ("ldapsearch -x -D cn=admin,dc=corp -w A1r6VGvQ -b dc=corp", "A1r6VGvQ"),
+        ("postgres://app:P@ssw0rd31@db.internal:5432/app", "P@ssw0rd31"),
+    ],
+)
+def test_passwords_on_command_lines_and_in_urls_are_found(text: str, secret: str) -> None:
+    assert _flagged(text) == [secret]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "mysql -u root -p shop",  # -p alone prompts
+        "curl -u alice: https://ci.internal/api",  # an empty password prompts too
+        "mysql --password=$MYSQL_PWD shop",
+        'sshpass -p "$(pass show nas)" ssh nas',
+        "invoice in_1MtHbELkdIwHu7ixl4OzzPMv was paid twice",
+        "refund price_1NBKGQLkdIwHu7ixDAJ2pKT8 and cus_NffrFeUfNV2Hib",
+        'data-sitekey="6LcPQ7sZAAAAAJ5xkT9Fa1m0wq2YbB8vEhVr3uZs"',
+        "the public reCAPTCHA site key is 6LcPQ7sZAAAAAJ5xkT9Fa1m0wq2YbB8vEhVr3uZs",
+        "event 2ExZ1w3CqYvHb9tKfLm0sNpR4dU was delivered twice",  # a KSUID
+        "golang.org/x/net v0.23.0 h1:7EYJ93RZ9vYSZAIb2x3lnuvqO5zneoD6IvWjuhfxjTs=",
+        "    certificate-authority-data: LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCk1JSUM1ekNDQWMr",
+        "the configmap value decodes fine: eyJsb2dfbGV2ZWwiOiAiZGVidWciLCAid29ya2VycyI6IDR9",
+        "https://app.datadoghq.com/logs?query=service%3Aapi&cols=Xk93hT2pLqR7&from_ts=1718000000000",
+        "http://localhost:8080?next=a@b",
+    ],
+)
+def test_ids_public_keys_encoded_config_and_prompts_are_not_secrets(text: str) -> None:
+    assert scan(text) == []
 
 
 def test_remember_refuses_a_secret_and_writes_nothing(memory: Memory) -> None:

@@ -25,6 +25,8 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
+from hippograph.text.secret_formats import CLI_PASSWORD, VENDOR_TOKENS
+
 __all__ = ["SecretFinding", "describe", "redact", "scan"]
 
 
@@ -59,7 +61,7 @@ Accept = Callable[[str, bool], bool]  # (flagged text, whether it was quoted) ->
 _PLACEHOLDER = re.compile(
     r"""
     [*xX.•#_\-]*                            # '', ***, xxx, ..., ---
-    | [<\[({].* | .*%s.* | .*%\(\w+\)s.*    # <your-password>, [REDACTED:...], {{ vault }}, '%s:%s'
+    | [<\[({].* | (?-i:.*%s.*|.*%\(\w+\)s.*)  # <your-password>, [REDACTED:...], {{ vault }}, '%s:%s'
     | \$[{(].* | (?-i:\$[A-Z_][A-Z0-9_]*)   # ${DB_PASSWORD}, $(pass show db), $PGPASS
     | .*redacted.* | .*example.*            # REDACTED, an_example_value
     | (?:~|\.{1,2})?/.* | [a-z]:\\.*        # $PWD is a directory: /home/me, C:\Users
@@ -77,7 +79,7 @@ _NOT_A_VALUE = frozenset(
     """.split()
 )
 # `settings.api_token`, `Token.Name`, `user_password`, `PRIVATE_KEY_TYPES`: names, not values.
-_REFERENCE = re.compile(r"[A-Za-z_]+(?:\.[A-Za-z_]\w*)+|[a-z]+_[a-z_]+|[A-Z]+_[A-Z_]+")
+_REFERENCE = re.compile(r"[A-Za-z_]+(?:\.[A-Za-z_][A-Za-z_]*\d{0,3})+|[a-z]+_[a-z_]+|[A-Z]+_[A-Z_]+")
 # Prose around "password ... is X" that is not a password: an address, a link, code.
 _NOT_PROSE_PASSWORD = re.compile(r"[\w.+-]+@[\w-]+\.[\w.-]+|.*://.*|.*\w[(\[].*")
 
@@ -91,7 +93,9 @@ def _not_placeholder(value: str, quoted: bool = False) -> bool:
 
 
 def _url_password(value: str, quoted: bool = False) -> bool:
-    return len(value) >= 4 and _not_placeholder(value)  # `https://a:b@host` is documentation
+    # `https://a:b@host` is documentation; `http://host:8080?next=a@b` is a port and a query.
+    port = re.match(r"\d{1,5}(?:[?#]|$)", value)
+    return len(value) >= 4 and _not_placeholder(value) and not port
 
 
 def _password_value(value: str, quoted: bool) -> bool:
@@ -111,8 +115,16 @@ def _password_value(value: str, quoted: bool) -> bool:
 def _credential_value(value: str, quoted: bool) -> bool:
     """Credential keys (token, secret, api key) hold long random values, not words or numbers."""
     classes = sum(bool(re.search(c, value)) for c in ("[a-z]", "[A-Z]", "[0-9]", r"[^A-Za-z0-9]"))
-    shaped = classes >= 3 or _has(value, "[0-9]", "[A-Za-z]")  # not `Whitespace`, `my-app`, `12345678`
-    return len(value) >= 8 and shaped and _password_value(value, quoted)
+    # Not `Whitespace`, `my-app`, `12345678`; a long number is (Discord, Asana client credentials).
+    shaped = classes >= 3 or _has(value, "[0-9]", "[A-Za-z]") or re.fullmatch(r"\d{12,}", value)
+    return len(value) >= 8 and bool(shaped) and _password_value(value, quoted)
+
+
+def _key_value(value: str, quoted: bool) -> bool:
+    """A bare ``key`` names many things (`sort_key`, `cache_key`): its value must look random."""
+    mixed = len(value) >= 12 and _has(value, "[a-z]", "[A-Z]", "[0-9]")
+    random_shape = mixed or _HEX_KEY.fullmatch(value) or re.fullmatch(r"\d{12,}", value)
+    return bool(random_shape) and _password_value(value, quoted) and not _REFERENCE.fullmatch(value)
 
 
 def _password_like(value: str, quoted: bool = False) -> bool:
@@ -160,18 +172,21 @@ _B = r"(?<![\w-])"
 _E = r"(?![\w-])"
 # A bare `pass` is prose ("first pass: ..."); `db_pass`, `PGPASS`, `userPass` are keys.
 _PASSWORD_KEY = r"(?:password|passwd|passphrase|passcode|pwd|(?<=[\w.-])pass)"
+_HEX_KEY = re.compile(r"[0-9a-fA-F]{16,}|[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}")
+# `herokuKey`, `ACCESS_KEY`; not `site_key` or `publicKey` (public by design).
+_KEY = r"(?<!site[_.-])(?<!site)(?<!public[_.-])(?<!public)(?<!publishable[_.-])key"
 _CREDENTIAL_KEY = r"(?:secret|token|api[_-]?key|access[_-]?key|private[_-]?key|auth[_-]?key|credentials?)"
 _ASSIGN = r"""["']?[ \t]{0,8}(?::=|=>|=(?!=)|:(?=[ \t]))[ \t]{0,8}"""  # not `==`, not `passwd:dir`
-_QUOTED = r""""(?P<dq>[^"\n]{1,200})"|'(?P<sq>[^'\n]{1,200})'"""
+_QUOTED = r""""(?P<dq>[^"\n]{1,200})"|'(?P<sq>[^'\n]{1,200})'|`(?P<bq>[^`\n]{1,200})`"""
 _BARE = r"""(?P<bare>[^\s'"`,;&<>]{1,200})"""
 
 
 def _assignment(kind: str, keyword: str, accept: Accept) -> _Detector:
     # The key ends with the keyword (`DB_PASSWORD=`, `clientSecret:`), so `password_min_length=12`
     # is not an assignment; the keyword starts a word, follows `_`, `-`, `.` or a camelCase hump.
-    prefix = r"(?:[\w.-]{0,40}[_.-]|[A-Za-z0-9]{0,40}(?<=[a-z0-9])(?=[A-Z])|[A-Z0-9]{1,40}(?=[A-Z]))"
+    prefix = r"(?:[\w.-]{0,40}[_.-]|[\w.-]{0,40}(?<=[a-z0-9])(?=[A-Z])|[A-Z0-9]{1,40}(?=[A-Z]))"
     pattern = rf"(?<![\w.-]){prefix}?(?i:{keyword}){_ASSIGN}(?:{_QUOTED}|{_BARE})"
-    return _d(kind, pattern, "dq", "sq", "bare", accept=accept)
+    return _d(kind, pattern, "dq", "sq", "bq", "bare", accept=accept)
 
 
 def _prose(kind: str, keywords: str, accept: Accept) -> _Detector:
@@ -191,31 +206,18 @@ _DETECTORS: tuple[_Detector, ...] = (
         r"(?:-----END[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----)?",
         accept=_key_material,
     ),
-    _d("AWS access key id", r"(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}(?![A-Za-z0-9])"),
-    _d("GitHub token", _B + r"(?:gh[pousr]_[A-Za-z0-9]{36,251}|github_pat_[A-Za-z0-9_]{40,251})" + _E),
-    _d("GitLab token", _B + r"gl(?:pat|dt|rt|ptt|soat)-[A-Za-z0-9_-]{20,64}" + _E),
+    _d(
+        "password on a command line",
+        rf"(?:{CLI_PASSWORD})(?:{_QUOTED}|{_BARE})",
+        "dq",
+        "sq",
+        "bq",
+        "bare",
+        accept=_password_value,
+    ),
     _d("Slack webhook URL", r"hooks\.slack\.com/(?:services|workflows|triggers)/(?P<s>[\w/-]{20,200})", "s"),
+    _d("Teams webhook URL", r"\.webhook\.office\.com/webhookb2/(?P<s>[\w@/-]{40,400})", "s"),
     _d("Discord webhook URL", r"discord(?:app)?\.com/api/webhooks/\d{17,20}/(?P<s>[\w-]{60,80})", "s"),
-    _d("Slack token", _B + r"(?:xox[abposrce]-[A-Za-z0-9-]{10,250}|xapp-\d-[A-Za-z0-9-]{10,250})" + _E),
-    _d("Anthropic API key", _B + r"sk-ant-[A-Za-z0-9_-]{20,250}" + _E),
-    _d(
-        "OpenAI API key",
-        _B + r"sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,250}" + _E,
-        accept=_digit_and_letter,
-    ),
-    _d(
-        "Stripe secret key",
-        _B + r"(?:[sr]k_(?:live|test)_[A-Za-z0-9]{16,250}|whsec_[A-Za-z0-9]{24,250})" + _E,
-    ),
-    _d("Google API key", _B + r"AIza[0-9A-Za-z_-]{35}" + _E),
-    _d("Google OAuth client secret", _B + r"GOCSPX-[A-Za-z0-9_-]{20,40}" + _E),
-    _d("Google OAuth token", _B + r"ya29\.[0-9A-Za-z_-]{20,2000}" + _E),
-    _d("npm token", _B + r"npm_[A-Za-z0-9]{36}" + _E),
-    _d("PyPI token", _B + r"pypi-AgE[A-Za-z0-9_-]{50,400}" + _E),
-    _d("Hugging Face token", _B + r"hf_[A-Za-z0-9]{30,40}" + _E, accept=_digit_and_letter),
-    _d("SendGrid API key", _B + r"SG\.[A-Za-z0-9_-]{16,32}\.[A-Za-z0-9_-]{32,64}" + _E),
-    _d("Mailgun API key", _B + r"key-[0-9a-z]{32}" + _E, accept=_digit_and_letter),
-    _d("Twilio API key", _B + r"SK[0-9a-fA-F]{32}" + _E),
     _d("Telegram bot token", r"(?<![\w:])\d{8,10}:AA[A-Za-z0-9_-]{33}" + _E),
     _d("Azure storage account key", r"(?i:AccountKey)=(?P<s>[A-Za-z0-9+/]{40,100}={0,2})", "s"),
     _d("Azure SAS signature", r"[?&]sig=(?P<s>[A-Za-z0-9%+/]{30,200}(?:=|%3D){0,2})", "s"),
@@ -228,7 +230,7 @@ _DETECTORS: tuple[_Detector, ...] = (
     ),
     _d(
         "password in URL",
-        r"(?<![\w+.-])[A-Za-z][\w+.-]{1,20}://[^\s:/@?#]{0,128}:(?P<s>[^\s@/?#]{1,256})@[\w\[]",
+        r"(?<![\w+.-])[A-Za-z][\w+.-]{1,20}://[^\s:/@?#]{0,128}:(?P<s>[^\s/]{1,256})@[\w\[]",
         "s",
         accept=_url_password,
     ),
@@ -246,6 +248,7 @@ _DETECTORS: tuple[_Detector, ...] = (
     _assignment("password assignment", _PASSWORD_KEY, _password_value),
     _prose("password", r"password|passphrase|passcode", _password_like),
     _assignment("credential assignment", _CREDENTIAL_KEY, _credential_value),
+    _assignment("credential assignment", _KEY, _key_value),
     _prose(
         "credential", r"api[ _-]?key|(?:access|auth|secret) key|token|secret|client secret", _credential_like
     ),
@@ -255,6 +258,12 @@ _DETECTORS: tuple[_Detector, ...] = (
 # --- the entropy detector -----------------------------------------------------------------------
 
 _ENTROPY_KIND = "high-entropy token"
+# Random-looking text is everywhere in a developer's notes (ids, digests, base64 config, KSUIDs):
+# only a random token that follows a credential word on its line is taken for a secret.
+_CREDENTIAL_WORD = re.compile(
+    r"(?:(?<![A-Za-z0-9])|(?<=[a-z])(?=[A-Z]))(?<!site )(?<!site-)(?<!public )(?<!publishable )"
+    r"(?i:key|token|secret|password|passwd|pwd|passphrase|credential|auth)(?i:s|es)?(?![a-z])[^\n.;]{0,40}$"
+)
 _CANDIDATE = re.compile(r"(?<![\w+/=-])[A-Za-z0-9+/=_-]{20,}")
 _HEXISH = re.compile(r"[0-9a-f-]+|[0-9A-F-]+")  # SHAs, UUIDs: not secrets in prose
 # Labelled digests: sha512-<base64> (subresource integrity), SHA256:<base64> (SSH fingerprints).
@@ -311,6 +320,8 @@ def _entropy_findings(text: str) -> Iterable[tuple[int, int]]:
             continue
         if _DIGEST.match(match.group()) or _DIGEST.search(text, max(0, start - 8), start):
             continue
+        if not _CREDENTIAL_WORD.search(text, max(0, start - 60), start):
+            continue
         # `CC=x86_64-linux-gnu-gcc`, `key=<token>`: judge what follows each name=.
         for piece in re.finditer(r"[^=]+=*", match.group()):
             if _looks_random(piece.group()):
@@ -330,19 +341,48 @@ _NOTHING_TO_FIND = re.compile(
 )
 
 
+# A token of a known vendor format is a secret wherever it stands: one pass finds them all.
+_VENDOR = re.compile(_B + "(?:" + "|".join(f"(?:{p})" for _, p in VENDOR_TOKENS) + ")" + _E)
+_VENDOR_KINDS = tuple((kind, re.compile(pattern)) for kind, pattern in VENDOR_TOKENS)
+# Formats wide enough to spell ordinary words need a sign of randomness.
+_VENDOR_ACCEPT: dict[str, Accept] = {
+    "OpenAI API key": _digit_and_letter,
+    "Mailgun API key": _digit_and_letter,
+    "Hugging Face token": lambda value, quoted: _has(value, "[0-9]|[A-Z].*[a-z]|[a-z].*[A-Z]"),
+}
+# Priority = position here: lower is more specific, and names a span where findings overlap.
+_KINDS = (
+    _DETECTORS[0].kind,
+    *(kind for kind, _ in VENDOR_TOKENS),
+    *(detector.kind for detector in _DETECTORS[1:]),
+    _ENTROPY_KIND,
+)
+
+
+def _vendor_findings(text: str) -> Iterable[tuple[int, int, int]]:
+    for match in _VENDOR.finditer(text):
+        token = match.group()
+        index = next((i for i, (_, p) in enumerate(_VENDOR_KINDS) if p.fullmatch(token)), 0)
+        accept = _VENDOR_ACCEPT.get(_VENDOR_KINDS[index][0])
+        if accept is None or accept(token, False):
+            yield match.start(), match.end(), 1 + index
+
+
 def _raw_findings(text: str, entropy: bool = True) -> Iterable[tuple[int, int, int]]:
     """(start, end, priority) for every detector hit; lower priority numbers are more specific."""
-    for priority, detector in enumerate(_DETECTORS):
+    yield from _vendor_findings(text)
+    for index, detector in enumerate(_DETECTORS):
+        priority = index + len(VENDOR_TOKENS) if index else 0
         for match in detector.pattern.finditer(text):
             group = next((g for g in detector.groups if match.group(g) is not None), 0)
             start, end = match.span(group)
-            quoted = group in ("dq", "sq")
+            quoted = group in ("dq", "sq", "bq")
             if start == end or (detector.accept and not detector.accept(match.group(group), quoted)):
                 continue
             yield start, end, priority
     if entropy:
         for start, end in _entropy_findings(text):
-            yield start, end, len(_DETECTORS)
+            yield start, end, len(_KINDS) - 1
 
 
 def scan(text: str, *, entropy: bool = True) -> list[SecretFinding]:
@@ -361,7 +401,7 @@ def scan(text: str, *, entropy: bool = True) -> list[SecretFinding]:
     line_starts = [0, *(m.end() for m in re.finditer("\n", text))]
     findings = []
     for start, end, priority in merged:
-        kind = _DETECTORS[priority].kind if priority < len(_DETECTORS) else _ENTROPY_KIND
+        kind = _KINDS[priority]
         line = bisect_right(line_starts, start)
         column = start - line_starts[line - 1] + 1
         findings.append(SecretFinding(kind, start, end, line, column, bisect_right(line_starts, end - 1)))

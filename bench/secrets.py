@@ -1,0 +1,121 @@
+"""How well the secret scanner does on corpora it was not written with: recall by context, false alarms.
+
+    python -m bench.secrets              # dev and test table, writes bench/results/secrets.md
+    python -m bench.secrets --misses     # also print the dev lines it gets wrong (never the test ones)
+
+The corpora are in bench/data/secrets/ (README.md there says where they come from and how
+``bench.secrets_corpus`` builds them). Recall is the share of secret lines with at least one
+finding; a false alarm is an ordinary line with any finding. detect-secrets' labelled lines are
+scored against their own label (a line its plugin must flag / must not flag). The speed column
+is the mean wall time of one ``scan`` over every line of the split.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from collections import defaultdict
+from pathlib import Path
+
+from bench.secrets_corpus import DATA, read_tsv
+from hippograph.text import secrets_scan
+
+ROOT = Path(__file__).resolve().parents[1]
+CONTEXTS = [
+    "bare vendor token in prose",
+    "key=value",
+    "env",
+    "CLI password",
+    "URL credentials",
+    "detect-secrets secret",
+]
+
+
+def figures(part: str) -> dict[str, tuple[int, int]]:
+    """{row name: (hits, lines)}: caught secret lines per context; flagged ordinary lines."""
+    rows: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    for line in read_tsv(DATA / f"secrets_{part}.tsv"):
+        name = line["context"]
+        if name == "detect-secrets not":
+            name = "detect-secrets must-not-flag (false alarms)"
+        rows[name][0] += bool(secrets_scan.scan(line["text"]))
+        rows[name][1] += 1
+    for line in read_tsv(DATA / f"ordinary_{part}.tsv"):
+        rows["ordinary developer text (false alarms)"][0] += bool(secrets_scan.scan(line["text"]))
+        rows["ordinary developer text (false alarms)"][1] += 1
+    return {name: (hit, total) for name, (hit, total) in rows.items()}
+
+
+def secrets_figures(part: str = "test") -> tuple[int, int, int, int]:
+    """(secret lines caught, secret lines, ordinary lines flagged, ordinary lines) of one split."""
+    rows = figures(part)
+    caught = sum(rows[name][0] for name in CONTEXTS)
+    total = sum(rows[name][1] for name in CONTEXTS)
+    flagged, ordinary = rows["ordinary developer text (false alarms)"]
+    return caught, total, flagged, ordinary
+
+
+def microseconds_per_scan(part: str, repeat: int = 3) -> float:
+    texts = [r["text"] for r in read_tsv(DATA / f"secrets_{part}.tsv")]
+    texts += [r["text"] for r in read_tsv(DATA / f"ordinary_{part}.tsv")]
+    best = float("inf")
+    for _ in range(repeat):
+        start = time.perf_counter()
+        for text in texts:
+            secrets_scan.scan(text)
+        best = min(best, (time.perf_counter() - start) / len(texts))
+    return best * 1e6
+
+
+def misses(part: str) -> list[str]:
+    wrong = []
+    for line in read_tsv(DATA / f"secrets_{part}.tsv"):
+        found = bool(secrets_scan.scan(line["text"]))
+        if found != (line["context"] != "detect-secrets not"):
+            wrong.append(f"{'missed' if not found else 'false alarm'}\t{line['source']}\t{line['text']!r}")
+    for line in read_tsv(DATA / f"ordinary_{part}.tsv"):
+        findings = secrets_scan.scan(line["text"])
+        if findings:
+            spans = [line["text"][f.start : f.end] for f in findings]
+            wrong.append(f"false alarm\t{line['category']}\t{line['text']!r} -> {spans}")
+    return wrong
+
+
+def table() -> str:
+    dev, test = figures("dev"), figures("test")
+    out = [
+        "# Secret scanner on third-party corpora",
+        "",
+        "| | dev | test |",
+        "|---|---|---|",
+    ]
+    for name in [
+        *CONTEXTS,
+        "detect-secrets must-not-flag (false alarms)",
+        "ordinary developer text (false alarms)",
+    ]:
+        cells = []
+        for rows in (dev, test):
+            hit, total = rows.get(name, (0, 0))
+            cells.append(f"{hit / total:.1%} ({hit}/{total})" if total else "-")
+        out.append(f"| {name} | {cells[0]} | {cells[1]} |")
+    speed = [f"{microseconds_per_scan(part):.0f} µs" for part in ("dev", "test")]
+    out.append(f"| mean time of one scan | {speed[0]} | {speed[1]} |")
+    return "\n".join(out)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--misses", action="store_true", help="print the dev lines scored wrong")
+    parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results")
+    args = parser.parse_args()
+    if args.misses:
+        print("\n".join(misses("dev")))
+    text = table()
+    print(text)
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / "secrets.md").write_text(text + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
