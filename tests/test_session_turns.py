@@ -1,0 +1,40 @@
+"""Overlapping writes to one conversation agree on its order: each turn's NEXT predecessor is the
+turn it was indexed with, and the turns form one chain."""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+
+from hippograph.domain.models import EdgeType
+from hippograph.service.memory import Memory
+from hippograph.service.shaping import index_text
+
+
+def test_overlapping_turns_of_one_session_form_one_chain_indexed_with_their_predecessors(
+    memory: Memory,
+) -> None:
+    def turn(i: int) -> str:
+        return memory.remember(f"Turn {i}: we talked about item {i}", kind="episode", session_id="call-7").id
+
+    with ThreadPoolExecutor(max_workers=6) as pool:
+        ids = list(pool.map(turn, range(24)))
+
+    edges = [e for e in memory.graph.read.fact_edges(ids, [EdgeType.NEXT]) if e.type is EdgeType.NEXT]
+    before = {e.dst: e.src for e in edges}
+    after = {e.src: e.dst for e in edges}
+    assert len(before) == len(after) == len(ids) - 1  # one predecessor and one successor each
+    first = [fid for fid in ids if fid not in before]
+    assert len(first) == 1
+    chain, fid = [first[0]], first[0]
+    while fid in after:
+        fid = after[fid]
+        chain.append(fid)
+    assert sorted(chain) == sorted(ids)
+
+    facts = memory.graph.get_facts(ids)
+    memory.vectors.flush()
+    table = memory.vectors._tables["facts"].search().select(["id", "text"]).limit(None).to_arrow()
+    indexed = dict(zip(table.column("id").to_pylist(), table.column("text").to_pylist(), strict=True))
+    for fid in ids:
+        previous = facts[before[fid]].content if fid in before else None
+        assert indexed[fid] == index_text(facts[fid], previous)
