@@ -8,6 +8,7 @@ from concurrent.futures import ThreadPoolExecutor
 from hippograph.domain.models import EdgeType
 from hippograph.service.memory import Memory
 from hippograph.service.shaping import index_text
+from hippograph.store.graph import EVERYWHERE
 
 
 def test_overlapping_turns_of_one_session_form_one_chain_indexed_with_their_predecessors(
@@ -19,7 +20,7 @@ def test_overlapping_turns_of_one_session_form_one_chain_indexed_with_their_pred
     with ThreadPoolExecutor(max_workers=6) as pool:
         ids = list(pool.map(turn, range(24)))
 
-    edges = [e for e in memory.graph.read.fact_edges(ids, [EdgeType.NEXT]) if e.type is EdgeType.NEXT]
+    edges = memory.graph.view(EVERYWHERE).fact_edges(ids, [EdgeType.NEXT])
     before = {e.dst: e.src for e in edges}
     after = {e.src: e.dst for e in edges}
     assert len(before) == len(after) == len(ids) - 1  # one predecessor and one successor each
