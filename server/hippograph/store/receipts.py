@@ -10,7 +10,7 @@ from hippograph.store.kuzu_session import KuzuSession
 
 class Receipt(NamedTuple):
     operation: str
-    result: str | None  # the reply as JSON; None if the write committed but its reply was not stored
+    result: str | None  # the reply as JSON; None if the write committed but its reply was not kept
 
 
 class Receipts:
@@ -21,41 +21,45 @@ class Receipts:
 
     def get(self, request_id: str) -> Receipt | None:
         rows = self._session.run(
-            "MATCH (r:Receipt {id: $id}) RETURN r.operation AS operation, r.result AS result",
+            "MATCH (r:Receipt {id: $id}) OPTIONAL MATCH (p:Reply {id: $id}) "
+            "RETURN r.operation AS operation, p.result AS result",
             {"id": request_id},
         )
         if not rows:
             return None
-        return Receipt(rows[0]["operation"], rows[0]["result"] or None)
+        return Receipt(rows[0]["operation"], rows[0]["result"])
 
     def commit_with_next_write(self, request_id: str, operation: str, at: datetime) -> None:
         """Create the receipt inside the next transaction this thread commits: it exists exactly
         when the write does."""
         self._session.commit_with(
-            "MERGE (r:Receipt {id: $id}) SET r.operation = $operation, r.result = '', r.at = $at",
+            "CREATE (:Receipt {id: $id, operation: $operation, at: $at})",
             {"id": request_id, "operation": operation, "at": at},
         )
 
     def store_reply(self, request_id: str, operation: str, result: str, at: datetime) -> None:
-        """Keep the reply (creating the receipt if the write committed none: a write without a
-        transaction, or one that changed nothing)."""
-        self._session.drop_rider()
+        """Keep the reply, and the receipt if the write committed none (a write without a
+        transaction, or one that changed nothing). Each row is created once, never updated."""
+        if self._session.drop_rider():
+            self._session.run(
+                "CREATE (:Receipt {id: $id, operation: $operation, at: $at})",
+                {"id": request_id, "operation": operation, "at": at},
+            )
         self._session.run(
-            "MERGE (r:Receipt {id: $id}) SET r.operation = $operation, r.result = $result, r.at = $at",
-            {"id": request_id, "operation": operation, "result": result, "at": at},
+            "CREATE (:Reply {id: $id, result: $result, at: $at})",
+            {"id": request_id, "result": result, "at": at},
         )
 
     def abandon(self) -> None:
         """The write failed: its receipt must not ride on a later one."""
         self._session.drop_rider()
 
-    def drop_before(self, moment: datetime) -> int:
-        """Delete receipts older than ``moment`` (retries come within a minute); how many."""
-        rows = self._session.run(
-            "MATCH (r:Receipt) WHERE r.at < $moment DELETE r RETURN count(*) AS n", {"moment": moment}
-        )
-        return int(rows[0]["n"]) if rows else 0
+    def drop_before(self, moment: datetime) -> None:
+        """Delete receipts and replies older than ``moment`` (retries come within a minute)."""
+        self._session.run("MATCH (p:Reply) WHERE p.at < $moment DELETE p", {"moment": moment})
+        self._session.run("MATCH (r:Receipt) WHERE r.at < $moment DELETE r", {"moment": moment})
 
     def drop_all(self) -> None:
-        """Delete every receipt (a purge: replies hold the text of facts)."""
+        """Delete every receipt and reply (a purge: replies quote facts)."""
+        self._session.run("MATCH (p:Reply) DELETE p")
         self._session.run("MATCH (r:Receipt) DELETE r")
