@@ -3,18 +3,22 @@
 from __future__ import annotations
 
 import json
+import logging
 import os
 import subprocess
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import anyio
+import filelock
 import pytest
 
 from hippograph.config import Settings
 from hippograph.domain.errors import DiskFull
 from hippograph.service.memory import Memory
 from hippograph.sharing.ownership import lock_path, read_owner
+from hippograph.sharing.proxy import SharedMemory
 from hippograph.store.embed import FastEmbedder
 from testkit.client import call, stdio_session
 from testkit.process import run_cli
@@ -95,3 +99,20 @@ async def test_the_running_owner_repairs_its_files_and_nobody_is_locked_out(
             while read_owner(data_dir) != info or not lock_path(data_dir).exists():
                 await anyio.sleep(0.2)
         assert (await call(owner, "search", query="red box"))["results"][0]["id"] == kept["id"]
+
+
+def test_the_owners_lock_is_held_in_every_thread_and_released_by_any(
+    settings: Settings, embedder: FastEmbedder, caplog: pytest.LogCaptureFixture
+) -> None:
+    # A server opens its stores in one thread, its guard checks the lock in another, and it
+    # closes in a third: a lock held by the opening thread alone looked stolen to the guard
+    # (an error every second) and was never released at close.
+    shared = SharedMemory.open(settings, embedder=embedder)
+    assert shared.is_owner and shared._guard is not None
+    with ThreadPoolExecutor(max_workers=1) as elsewhere:
+        assert elsewhere.submit(shared._guard.repair).result() == []
+        elsewhere.submit(shared.close).result()
+    assert [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR] == []
+    relock = filelock.FileLock(lock_path(settings.data_dir), timeout=0)
+    relock.acquire()
+    relock.release()

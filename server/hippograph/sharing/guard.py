@@ -45,7 +45,9 @@ class OwnerGuard:
             publish_owner(self._data_dir, self._info)
             repaired.append("owner.json")
         if not self._lock_file_is_ours():
-            relock = filelock.FileLock(lock_path(self._data_dir), timeout=0, mode=PRIVATE_FILE_MODE)
+            relock = filelock.FileLock(
+                lock_path(self._data_dir), timeout=0, mode=PRIVATE_FILE_MODE, thread_local=False
+            )
             try:
                 relock.acquire()
             except filelock.Timeout:

@@ -59,7 +59,11 @@ class SharedMemory(MemoryAPI):
         self._embedder = embedder
         self._wait_s = wait_s
         self._lock = threading.RLock()
-        self._file_lock = filelock.FileLock(lock_path(settings.data_dir), timeout=0, mode=PRIVATE_FILE_MODE)
+        # Not thread-local: the lock is taken by the opening thread, checked by the guard's and
+        # released by whichever thread closes (a thread-local lock is unheld in the others).
+        self._file_lock = filelock.FileLock(
+            lock_path(settings.data_dir), timeout=0, mode=PRIVATE_FILE_MODE, thread_local=False
+        )
         self._local: Memory | None = None
         self._server: OwnerServer | None = None
         self._remote: OwnerClient | None = None
