@@ -125,7 +125,9 @@ class SharedMemory(MemoryAPI):
             remove_owner(data_dir)
             lock_path.chmod(PRIVATE_FILE_MODE)
             memory = Memory.open(self.settings, embedder=self._embedder)
-            server = OwnerServer(memory, socket_address(data_dir))
+            server = OwnerServer(
+                memory, socket_address(data_dir), header_timeout_s=self.settings.header_timeout_s
+            )
             info = OwnerInfo(os.getpid(), server.address, server.token)
             publish_owner(data_dir, info)
         except BaseException:
