@@ -10,6 +10,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
 
 import anyio
 
@@ -78,15 +79,23 @@ class HttpServer:
 
 @asynccontextmanager
 async def http_server(
-    data_dir: Path, models_dir: Path, transport: str = "http", **extra_env: str
+    data_dir: Path,
+    models_dir: Path,
+    transport: str = "http",
+    *,
+    host: str = "127.0.0.1",
+    stderr: IO[bytes] | None = None,
+    **extra_env: str,
 ) -> AsyncIterator[HttpServer]:
-    """``hippograph serve --transport http|sse`` on a free loopback port, listening; stopped at exit."""
+    """``hippograph serve --transport http|sse`` on a free port of ``host`` (reached on loopback),
+    listening; stopped at exit. Its stderr goes to ``stderr`` if given."""
     port = free_port()
     process = subprocess.Popen(
-        [PYTHON, "-m", "hippograph", "serve", "--transport", transport, "--port", str(port)],
+        [PYTHON, "-m", "hippograph", "serve", "--transport", transport, "--host", host, "--port", str(port)],
         env=server_env(data_dir, models_dir, **extra_env),
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
+        stderr=stderr,
     )
     try:
         await wait_for_port(port, process)

@@ -3,20 +3,24 @@
 from __future__ import annotations
 
 import json
+import logging
 import os
 import shutil
 import subprocess
 import time
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import anyio
+import filelock
 import pytest
 
 from hippograph.config import Settings
 from hippograph.domain.errors import DiskFull, IndexDamaged
 from hippograph.service.memory import Memory
 from hippograph.sharing.ownership import lock_path, read_owner
+from hippograph.sharing.proxy import SharedMemory
 from hippograph.store.embed import FastEmbedder
 from testkit.client import call, stdio_session
 from testkit.process import run_cli
@@ -165,3 +169,20 @@ def test_doctor_rebuilds_a_damaged_vector_table(settings: Settings, embedder: Fa
         assert {hit.id for hit in memory.search("honey hive", limit=20).results} == kept
     finally:
         memory.close()
+
+
+def test_the_owners_lock_is_held_in_every_thread_and_released_by_any(
+    settings: Settings, embedder: FastEmbedder, caplog: pytest.LogCaptureFixture
+) -> None:
+    # A server opens its stores in one thread, its guard checks the lock in another, and it
+    # closes in a third: a lock held by the opening thread alone looked stolen to the guard
+    # (an error every second) and was never released at close.
+    shared = SharedMemory.open(settings, embedder=embedder)
+    assert shared.is_owner and shared._guard is not None
+    with ThreadPoolExecutor(max_workers=1) as elsewhere:
+        assert elsewhere.submit(shared._guard.repair).result() == []
+        elsewhere.submit(shared.close).result()
+    assert [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR] == []
+    relock = filelock.FileLock(lock_path(settings.data_dir), timeout=0)
+    relock.acquire()
+    relock.release()

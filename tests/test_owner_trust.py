@@ -167,23 +167,3 @@ async def test_when_the_owner_exits_a_proxy_takes_over(tmp_path: Path, models_di
             assert second is not None and second.pid != first.pid
             hits = {h["id"] for h in (await call(survivor, "search", query="Tomas car"))["results"]}
             assert {kept["id"], added["id"]} <= hits
-
-
-def test_an_owner_opened_in_another_thread_sees_its_own_lock_file(
-    settings: Settings, embedder: FastEmbedder
-) -> None:
-    # serve() opens the stores in a background thread; the guard checks from its own thread.
-    opened: list[SharedMemory] = []
-    thread = threading.Thread(target=lambda: opened.append(SharedMemory.open(settings, embedder=embedder)))
-    thread.start()
-    thread.join()
-    shared = opened[0]
-    try:
-        assert shared.is_owner
-        assert shared._guard is not None and shared._guard.repair() == []
-    finally:
-        shared.close()
-    # Released by close, whichever thread took it: another process could own the data dir now.
-    probe = filelock.FileLock(lock_path(settings.data_dir), timeout=0)
-    probe.acquire()
-    probe.release()

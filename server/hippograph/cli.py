@@ -123,7 +123,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if command == "serve":
         # Imported before the stores start opening in the background: both are CPU-bound
         # Python, and the server should be ready to answer the client first.
-        import hippograph.mcp_app  # noqa: F401
+        import hippograph.transports  # noqa: F401
 
     if command == "serve" and settings.transport != "stdio":
         from hippograph.config import is_loopback
@@ -175,10 +175,14 @@ def _print(data: Any, as_json: bool) -> None:
 
 def _run_command(command: str, args: argparse.Namespace, memory: SharedMemory, settings: Settings) -> int:
     if command == "serve":
-        from hippograph.mcp_app import build_server, run
+        from hippograph.mcp_app import build_server
+        from hippograph.transports import run
 
         log.info("hippograph %s serving %s from %s", __version__, settings.transport, settings.data_dir)
-        run(build_server(memory), settings)
+        try:
+            run(build_server(memory), settings)
+        except KeyboardInterrupt:  # Ctrl-C or SIGTERM: a requested stop, not a failure
+            log.info("stopped")
         return EXIT_OK
     if command == "search":
         out = memory.search(args.query, limit=args.limit, scope=args.scope)

@@ -50,6 +50,12 @@ class Settings(BaseSettings):
     host: str = Field(default="127.0.0.1", description="HTTP transports bind here (loopback by default).")
     port: int = Field(default=8765, ge=0, le=65535)
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
+    header_timeout_s: float = Field(
+        default=5.0,
+        gt=0,
+        description="An HTTP connection (MCP transports, the owner's socket) that sends no complete "
+        "request head this long after it opens, or after its last reply, is closed.",
+    )
     token: SecretStr | None = Field(
         default=None, description="Bearer token HTTP clients must send; required to bind a non-loopback host."
     )

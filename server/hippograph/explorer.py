@@ -32,6 +32,7 @@ from hippograph.domain import validation as check
 from hippograph.domain.errors import HippographError, InvalidInput, InvalidTransition, NotFound, StoreError
 from hippograph.domain.models import Fact
 from hippograph.domain.visibility import visible_scopes
+from hippograph.listening import uvicorn_config
 from hippograph.service.memory import Memory
 
 DEFAULT_PORT = 8766
@@ -247,14 +248,13 @@ def uvicorn_server(
 ) -> uvicorn.Server:
     """A uvicorn server for the explorer, not yet running (``serve`` runs one until Ctrl-C)."""
     app = build_app(memory, allowed_hosts=allowed_hosts or hosts_for(host))
-    config = uvicorn.Config(
+    config = uvicorn_config(
         app,
         host=host.strip("[]"),
         port=port,
         log_config=None,  # uvicorn's own config prints access lines to stdout; ours goes to stderr
         access_log=False,
-        lifespan="off",  # the app has no startup work
-        ws="none",  # nor websockets
+        lifespan="off",  # the app has no startup work (nor websockets: uvicorn_config turns them off)
     )
     return uvicorn.Server(config)
 

@@ -1,4 +1,4 @@
-"""MCP wiring only: tools (made from ``api.MemoryAPI``), resources and transports over a memory.
+"""MCP wiring only: tools (made from ``api.MemoryAPI``) and resources over a memory.
 
 A tool validates nothing itself: it calls the memory and returns its reply. Anticipated
 failures (``HippographError``) become tool errors whose message the model can act on.
@@ -6,30 +6,28 @@ failures (``HippographError``) become tool errors whose message the model can ac
 
 from __future__ import annotations
 
-import hmac
 import inspect
 import json
+import sys
 from collections.abc import Callable
 from typing import Any
 from urllib.parse import unquote
 
 import anyio
 import anyio.to_thread
-import uvicorn
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ToolError
+from mcp.server.stdio import stdio_server
 from mcp.server.subscriptions import InMemorySubscriptionBus
-from mcp.server.transport_security import TransportSecuritySettings
+from mcp.shared.message import SessionMessage
 from mcp.shared.subscriptions import ResourceUpdated
 from mcp_types import CallToolResult, InputRequiredResult, ToolAnnotations
 from mcp_types import Tool as MCPTool
-from starlette.responses import JSONResponse
-from starlette.types import ASGIApp, Receive, Scope, Send
 
 from hippograph import __version__
 from hippograph.api import OPERATIONS, MemoryAPI, Operation
-from hippograph.config import Settings
 from hippograph.domain.errors import HippographError, InvalidInput, NotFound
+from hippograph.wire import answering_malformed, stdin_lines
 
 INSTRUCTIONS = """\
 hippograph is your long-term memory about the user and their work, kept across conversations.
@@ -95,13 +93,26 @@ def _tool(operation: Operation, memory: MemoryAPI, bus: InMemorySubscriptionBus)
     return tool
 
 
-class _Server(MCPServer[Any]):
-    """The SDK's server, strict about arguments: it would drop the ones a tool does not declare.
+class MemoryServer(MCPServer[Any]):
+    """The SDK's server, strict about arguments and about messages.
 
     A misspelt or invented argument (``remember(..., tag=["x"])``) is an error naming it and
     listing the tool's arguments, and each tool's input schema says so
-    (``additionalProperties: false``), so the model learns what it sent wrong.
+    (``additionalProperties: false``), so the model learns what it sent wrong (the SDK would
+    drop it). A message a stream transport cannot read gets a JSON-RPC error (the SDK would
+    drop it too, and the client would wait for ever): see ``wire``.
     """
+
+    async def serve_streams(self, read: Any, write: anyio.abc.ObjectSendStream[SessionMessage] | Any) -> None:
+        """Serve one client over a stream transport's pair (stdio, an SSE connection)."""
+        lowlevel = self._lowlevel_server
+        async with answering_malformed(read, write) as checked:
+            await lowlevel.run(checked, write, lowlevel.create_initialization_options())
+
+    async def run_stdio_async(self) -> None:
+        lines = stdin_lines(sys.stdin.fileno())  # the SDK only iterates stdin's lines
+        async with stdio_server(stdin=lines) as (read, write):  # type: ignore[arg-type]
+            await self.serve_streams(read, write)
 
     async def list_tools(self) -> list[MCPTool]:
         return [
@@ -121,22 +132,10 @@ class _Server(MCPServer[Any]):
         return await super().call_tool(name, arguments, context)
 
 
-def transport_security(settings: Settings) -> TransportSecuritySettings:
-    """DNS-rebinding protection: only loopback Host/Origin headers unless bound elsewhere."""
-    hosts = ["127.0.0.1", "localhost", "[::1]"]
-    if settings.host not in ("127.0.0.1", "localhost", "::1", "0.0.0.0", "::"):
-        hosts.append(settings.host)
-    return TransportSecuritySettings(
-        enable_dns_rebinding_protection=True,
-        allowed_hosts=[f"{h}:*" for h in hosts] + hosts,
-        allowed_origins=[f"http://{h}:*" for h in hosts] + [f"http://{h}" for h in hosts],
-    )
-
-
-def build_server(memory: MemoryAPI) -> MCPServer:
+def build_server(memory: MemoryAPI) -> MemoryServer:
     """The MCP server: one tool per operation ``api.MemoryAPI`` offers as a tool, and the resources."""
     bus = InMemorySubscriptionBus()
-    server = _Server(
+    server = MemoryServer(
         name="hippograph",
         title="hippograph memory",
         version=__version__,
@@ -216,45 +215,3 @@ def build_server(memory: MemoryAPI) -> MCPServer:
         return "\n".join(lines)
 
     return server
-
-
-class BearerTokenMiddleware:
-    """Every HTTP request must carry ``Authorization: Bearer <HIPPOGRAPH_TOKEN>``."""
-
-    def __init__(self, app: ASGIApp, token: str) -> None:
-        self.app = app
-        self._expected = f"Bearer {token}".encode()
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http":
-            sent = dict(scope["headers"]).get(b"authorization", b"")
-            if not hmac.compare_digest(sent, self._expected):
-                response = JSONResponse(
-                    {"error": "unauthorized: send the header 'Authorization: Bearer <HIPPOGRAPH_TOKEN>'"},
-                    status_code=401,
-                )
-                await response(scope, receive, send)
-                return
-        await self.app(scope, receive, send)
-
-
-def http_app(server: MCPServer, settings: Settings) -> ASGIApp:
-    """The SSE or streamable-HTTP app with Host/Origin checks and, if set, the bearer token."""
-    security = transport_security(settings)
-    app: ASGIApp
-    if settings.transport == "sse":
-        app = server.sse_app(transport_security=security, host=settings.host)
-    else:
-        app = server.streamable_http_app(transport_security=security, host=settings.host)
-    token = settings.token.get_secret_value() if settings.token else None
-    return BearerTokenMiddleware(app, token) if token else app
-
-
-def run(server: MCPServer, settings: Settings) -> None:
-    if settings.transport == "stdio":
-        server.run("stdio")
-        return
-    config = uvicorn.Config(
-        http_app(server, settings), host=settings.host, port=settings.port, log_level="warning"
-    )
-    uvicorn.Server(config).run()

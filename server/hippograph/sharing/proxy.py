@@ -59,6 +59,8 @@ class SharedMemory(MemoryAPI):
         self._embedder = embedder
         self._wait_s = wait_s
         self._lock = threading.RLock()
+        # Not thread-local: the lock is taken by the opening thread, checked by the guard's and
+        # released by whichever thread closes (a thread-local lock is unheld in the others).
         self._file_lock = filelock.FileLock(
             lock_path(settings.data_dir), timeout=0, mode=PRIVATE_FILE_MODE, thread_local=False
         )
@@ -123,7 +125,9 @@ class SharedMemory(MemoryAPI):
             remove_owner(data_dir)
             lock_path.chmod(PRIVATE_FILE_MODE)
             memory = Memory.open(self.settings, embedder=self._embedder)
-            server = OwnerServer(memory, socket_address(data_dir))
+            server = OwnerServer(
+                memory, socket_address(data_dir), header_timeout_s=self.settings.header_timeout_s
+            )
             info = OwnerInfo(os.getpid(), server.address, server.token)
             publish_owner(data_dir, info)
         except BaseException:

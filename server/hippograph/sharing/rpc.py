@@ -35,6 +35,7 @@ from starlette.routing import Route
 from hippograph.api import OPERATIONS, MemoryAPI
 from hippograph.domain import errors
 from hippograph.domain.errors import HippographError, InternalError
+from hippograph.listening import HEADER_TIMEOUT_S, uvicorn_config
 from hippograph.sharing.ownership import OwnerInfo
 
 log = logging.getLogger(__name__)
@@ -93,11 +94,19 @@ def _api_app(memory: MemoryAPI, token: str) -> Starlette:
 class OwnerServer:
     """The owner's private API at ``address`` (see ``ownership.socket_address``), in a background thread."""
 
-    def __init__(self, memory: MemoryAPI, address: str) -> None:
+    def __init__(
+        self, memory: MemoryAPI, address: str, *, header_timeout_s: float = HEADER_TIMEOUT_S
+    ) -> None:
         self.token = secrets.token_urlsafe(32)
         sock = _listen(address)
         self.address = address if address.startswith("unix:") else f"tcp:{sock.getsockname()[1]}"
-        config = uvicorn.Config(_api_app(memory, self.token), log_level="warning", access_log=False)
+        config = uvicorn_config(
+            _api_app(memory, self.token),
+            header_timeout_s=header_timeout_s,
+            log_level="warning",
+            access_log=False,
+            lifespan="off",
+        )
         self._server = uvicorn.Server(config)
         self._thread = threading.Thread(
             target=self._server.run, kwargs={"sockets": [sock]}, name="hippograph-owner-api", daemon=True
