@@ -84,7 +84,9 @@ async def measure(models_dir: Path) -> dict[str, int]:
     count = Counter(models_dir)
     embedder = FastEmbedder(DEFAULT_MODEL, models_dir)
     with tempfile.TemporaryDirectory() as tmp:
-        memory = SharedMemory.open(Settings(data_dir=Path(tmp) / "data", models_dir=models_dir), embedder=embedder)
+        memory = SharedMemory.open(
+            Settings(data_dir=Path(tmp) / "data", models_dir=models_dir), embedder=embedder
+        )
         try:
             memory.remember_many(facts())
             async with Client(build_server(memory)) as client:
