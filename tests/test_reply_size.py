@@ -48,7 +48,9 @@ async def client(tmp_path: Path, models_dir: Path, embedder: FastEmbedder) -> As
         memory.close()
 
 
-async def test_recall_text_never_exceeds_the_budget(tmp_path: Path, models_dir: Path, tokens: Tokenizer) -> None:
+async def test_recall_text_never_exceeds_the_budget(
+    tmp_path: Path, models_dir: Path, tokens: Tokenizer
+) -> None:
     async with stdio_session(tmp_path / "data", models_dir) as session:
         for i in range(30):
             await call(
