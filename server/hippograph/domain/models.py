@@ -200,6 +200,10 @@ def _empty(value: Any) -> bool:
     return not value
 
 
+def _none(value: Any) -> bool:
+    return value is None
+
+
 def _once(value: Any) -> bool:
     return bool(value == 1)
 
@@ -267,20 +271,24 @@ class SearchHit(BaseModel):
     time: str = Field(description="When it happened if known, else when it was stored (ISO 8601, UTC).")
     entities: list[str] = Field(default_factory=list)
     contested_by: list[str] = Field(
-        default_factory=list, description="Ids of active facts that contradict this one."
+        default_factory=list, description="Ids of active facts that contradict this one.", exclude_if=_empty
+    )
+    corroborations: int = Field(
+        default=1, description="Times it was stated (shown from 2).", exclude_if=_once
     )
     # detail=true
-    confidence: float | None = None
-    scope: str | None = None
-    source: str | None = None
-    tags: list[str] = Field(default_factory=list)
-    created_at: str | None = None
-    event_time: str | None = None
-    valid_until: str | None = None
-    session_id: str | None = None
-    corroborations: int | None = Field(default=None, exclude_if=_once)
+    confidence: float | None = Field(default=None, exclude_if=_none)
+    scope: str | None = Field(default=None, exclude_if=_none)
+    source: str | None = Field(default=None, exclude_if=_none)
+    tags: list[str] = Field(default_factory=list, exclude_if=_empty)
+    created_at: str | None = Field(default=None, exclude_if=_none)
+    event_time: str | None = Field(default=None, exclude_if=_none)
+    valid_until: str | None = Field(default=None, exclude_if=_none)
+    session_id: str | None = Field(default=None, exclude_if=_none)
     reasons: dict[str, Any] = Field(
-        default_factory=dict, description="Per channel (vector, fts, entity, graph): rank, score, path."
+        default_factory=dict,
+        description="Per channel (vector, fts, entity, graph): rank, score, path.",
+        exclude_if=_empty,
     )
 
 

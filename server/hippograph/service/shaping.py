@@ -69,7 +69,7 @@ def search_hit(
     more: dict[str, Any] = {}
     if detail:
         full = fact_out(fact, entity_names).model_dump(
-            exclude={"id", "content", "kind", "status", "entities"}
+            exclude={"id", "content", "kind", "status", "entities", "corroborations"}
         )
         more = {**full, "reasons": reasons}
     return SearchHit(
@@ -81,6 +81,7 @@ def search_hit(
         time=moment(fact.event_time or fact.created_at),
         entities=list(entity_names),
         contested_by=list(contested_by),
+        corroborations=fact.corroborations,
         **more,
     )
 
