@@ -44,11 +44,11 @@ async def _round_trip(open_session: Opener) -> None:
     async with open_session() as session:
         for query, expected in PARAPHRASES:
             assert not _words(query) & _words(FACTS[expected]["content"])
-            results = (await call(session, "search", query=query, limit=3))["results"]
+            results = (await call(session, "search", query=query, limit=3, detail=True))["results"]
             assert results[0]["id"] == ids[expected], (query, results)
             assert "vector" in results[0]["reasons"]
         for query, expected in KEYWORDS:
-            results = (await call(session, "search", query=query, limit=3))["results"]
+            results = (await call(session, "search", query=query, limit=3, detail=True))["results"]
             assert results[0]["id"] == ids[expected], (query, results)
             assert "fts" in results[0]["reasons"]
 

@@ -270,6 +270,9 @@ class CountingEmbedder:
         self.calls.append(list(texts))
         return self._model.embed(texts)
 
+    def count_tokens(self, text: str) -> int:
+        return self._model.count_tokens(text)
+
 
 def test_each_batch_is_embedded_in_one_call(
     settings: Settings, embedder: FastEmbedder, monkeypatch: pytest.MonkeyPatch

@@ -114,6 +114,7 @@ def _check_query(memory: Memory, scope_of: dict[str, str], q: dict[str, Any]) ->
         tags=q["tags"],
         include_history=q["include_history"],
         limit=20,
+        detail=True,
     )
     allowed = set(q["status"] or (HISTORY_STATUSES if q["include_history"] else ACTIVE_STATUSES))
     for hit in found.results:

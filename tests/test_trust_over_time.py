@@ -167,27 +167,33 @@ async def test_as_of_answers_what_was_true_then_with_the_status_it_had(opened: O
 
         query = "where does Alice live"
         for when in ("2023-06-01", "2023", "2024-02-29T23:00:00Z"):
-            assert alice(await call(client, "search", query=query, as_of=when)) == [
+            assert alice(await call(client, "search", detail=True, query=query, as_of=when)) == [
                 (berlin["id"], "confirmed", "superseded")
             ], when
-        assert alice(await call(client, "search", query=query, as_of="2024-06-01")) == [
+        assert alice(await call(client, "search", detail=True, query=query, as_of="2024-06-01")) == [
             (paris["id"], "staged", None)
         ]
-        assert alice(await call(client, "search", query=query, as_of="2022-12-31")) == []
-        assert alice(await call(client, "search", query=query)) == [(paris["id"], "staged", None)]
+        assert alice(await call(client, "search", detail=True, query=query, as_of="2022-12-31")) == []
+        assert alice(await call(client, "search", detail=True, query=query)) == [
+            (paris["id"], "staged", None)
+        ]
 
         corrected_at = datetime.fromisoformat(paris["created_at"].replace("Z", "+00:00"))
         just_before = (corrected_at - timedelta(milliseconds=1)).isoformat()
-        assert alice(await call(client, "search", query=query, known_at=just_before)) == [
+        assert alice(await call(client, "search", detail=True, query=query, known_at=just_before)) == [
             (berlin["id"], "confirmed", "superseded")
         ]
-        assert alice(await call(client, "search", query=query, known_at=paris["created_at"])) == [
-            (paris["id"], "staged", None)
-        ]
+        assert alice(
+            await call(client, "search", detail=True, query=query, known_at=paris["created_at"])
+        ) == [(paris["id"], "staged", None)]
         # Where memory, just before the correction, thought Alice would live in mid-2024.
-        both = await call(client, "search", query=query, as_of="2024-06-01", known_at=just_before)
+        both = await call(
+            client, "search", detail=True, query=query, as_of="2024-06-01", known_at=just_before
+        )
         assert alice(both) == [(berlin["id"], "confirmed", "superseded")]
-        only_then_confirmed = await call(client, "search", query=query, as_of="2023", status=["confirmed"])
+        only_then_confirmed = await call(
+            client, "search", detail=True, query=query, as_of="2023", status=["confirmed"]
+        )
         assert alice(only_then_confirmed) == [(berlin["id"], "confirmed", "superseded")]
 
         message = await call_error(client, "search", query=query, as_of="when Alice was young")

@@ -162,7 +162,9 @@ def ask_recall(
     report.service_notes.update(getattr(out, "notes", None) or [])
     tokens = count_tokens(out.narrative)
     report.over_budget += tokens > budget
-    return Answer(to_turns([f.id for f in out.facts], fact_to_turn, report), tokens, ms)
+    # Older hippographs sent every ranked fact (``facts``); now the ones the narrative shows.
+    shown = getattr(out, "fact_ids", None) or [f.id for f in getattr(out, "facts", [])]
+    return Answer(to_turns(shown, fact_to_turn, report), tokens, ms)
 
 
 APPLIED_READS = "hippograph search (reads applied)"

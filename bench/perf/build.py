@@ -90,6 +90,9 @@ class CachedEmbedder:
             return self.model.embed(texts)
         return np.stack([self.vectors[t] for t in texts])
 
+    def count_tokens(self, text: str) -> int:
+        return int(self.model.count_tokens(text))
+
     def save(self) -> None:
         if len(self.vectors) == self.loaded:
             return

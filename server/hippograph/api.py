@@ -253,15 +253,13 @@ class MemoryAPI:
             ),
         ] = None,
     ) -> RememberOut:
-        """Store one durable fact, preference, decision or procedure in long-term memory.
-
-        Use it when you learn something worth knowing in a later conversation. Known entities
-        named in the content are linked automatically. Saying a stored fact again strengthens it
-        instead of copying it: the reply has that fact's id and corroborated=true. `similar` lists
-        the closest stored facts; `conflict` marks one that likely says something else about the
-        same thing. Then: if the new fact replaces it, link(from_id=<new id>, to_id=<its id>,
-        relation="supersedes"); if it says the same in other words, forget the new one and
-        confirm the old one if the user said it; if both hold, leave them. Example:
+        """Store one durable fact, preference, decision or procedure. Known entities named in it
+        are linked. Restating a stored fact strengthens it (the reply has its id and
+        corroborated=true). `similar` lists the closest stored facts; one marked `conflict` likely
+        says something else about the same thing: if the new fact replaces it,
+        link(from_id=<new id>, to_id=<its id>, relation="supersedes"); if it is the same in other
+        words, forget the new one (confirm the old if the user said it); if both hold, leave them.
+        Example:
         remember(content="Alice moved to Berlin in May 2024", subject="Alice", predicate="lives_in",
                  object="Berlin", entities=["Alice", "Berlin"], event_time="2024-05-01")
         """
@@ -299,12 +297,15 @@ class MemoryAPI:
         known_at: Annotated[
             str | None, Field(description="What memory believed then (record time), ISO 8601.")
         ] = None,
+        detail: Annotated[
+            bool,
+            Field(description="Also each hit's scope, source, tags, times, confidence and why it matched."),
+        ] = False,
     ) -> SearchOut:
         """Find stored facts by meaning, keyword, named entities and graph links, best first.
 
-        Each result says why it matched (channels, ranks, graph path). Use it before answering
-        anything that may depend on what you were told earlier. Searching changes nothing;
-        report the facts your answer relied on with mark_used. Examples:
+        Use it before answering anything that may depend on what you were told earlier. It
+        changes nothing; report the facts your answer relied on with mark_used. Examples:
         search(query="what does Alice drink in the morning", limit=5)
         search(query="deploy steps", kind=["procedure"], entity="Project Apollo")
         search(query="where did Alice live", as_of="2023-06-01")
@@ -318,16 +319,16 @@ class MemoryAPI:
         ],
         *,
         budget_tokens: Annotated[
-            int | None, Field(description="Most tokens the narrative may use (default 1000).")
+            int | None, Field(description="Most tokens the whole reply may use (default 1000).")
         ] = None,
         scope: Annotated[str | None, Field(description="Scope to recall from, plus global.")] = None,
         limit: Annotated[int, Field(description="How many ranked facts to draw on."), INTERNAL] = 20,
     ) -> RecallOut:
-        """Recall what memory holds about a task: a markdown narrative that fits a token budget
-        (facts grouped by entity, entity profiles, timeline, evidence) plus the ranked facts.
+        """Recall what memory holds about a task as markdown within a token budget: the best
+        facts by entity (lower-ranked ones dropped to fit), then entities, timeline, evidence.
 
-        Use it at the start of a task or conversation. It changes nothing; report the facts
-        you relied on with mark_used. Example:
+        Use it at the start of a task. It changes nothing; report the facts you relied on with
+        mark_used. Example:
         recall(context="Alice's travel plans", budget_tokens=600)
         """
 

@@ -207,7 +207,7 @@ def build_app(memory: Memory, *, allowed_hosts: Sequence[str] = LOOPBACK_HOSTS) 
         history = _truthy(request, "history")
         scope = request.query_params.get("scope")
         found = memory.search(query, limit=SEARCH_LIMIT, include_history=history, scope=scope)
-        return found.model_dump()
+        return {"query": query, **found.model_dump()}
 
     def fact(request: Request) -> dict[str, Any]:
         return memory.explain(request.path_params["fact_id"]).model_dump()

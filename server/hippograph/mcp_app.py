@@ -21,11 +21,12 @@ from mcp.server.stdio import stdio_server
 from mcp.server.subscriptions import InMemorySubscriptionBus
 from mcp.shared.message import SessionMessage
 from mcp.shared.subscriptions import ResourceUpdated
-from mcp_types import CallToolResult, InputRequiredResult, ToolAnnotations
+from mcp_types import CallToolResult, InputRequiredResult, TextContent, ToolAnnotations
 from mcp_types import Tool as MCPTool
 
 from hippograph import __version__
 from hippograph.api import OPERATIONS, MemoryAPI, Operation
+from hippograph.domain import replies
 from hippograph.domain.errors import HippographError, InvalidInput, NotFound
 from hippograph.wire import answering_malformed, stdin_lines
 
@@ -52,7 +53,7 @@ UPDATED_RESOURCES = ("memory://context", "memory://stats")
 _PROGRESS: dict[str, tuple[str, Callable[[Any], str]]] = {
     "recall": (
         "searching memory and walking the graph",
-        lambda out: f"{len(out.facts)} facts, {out.tokens} tokens",
+        lambda out: f"{len(out.fact_ids)} facts, {out.tokens} tokens",
     ),
 }
 
@@ -60,6 +61,7 @@ _PROGRESS: dict[str, tuple[str, Callable[[Any], str]]] = {
 def _tool(operation: Operation, memory: MemoryAPI, bus: InMemorySubscriptionBus) -> Callable[..., Any]:
     """The MCP tool for one API operation: its declared signature, run in a worker thread.
 
+    The reply is ``replies.lean``'s compact form, as structured content and as its JSON text.
     Anticipated failures become tool errors the model sees verbatim; after a successful write,
     resource subscribers hear that memory changed.
     """
@@ -78,7 +80,10 @@ def _tool(operation: Operation, memory: MemoryAPI, bus: InMemorySubscriptionBus)
         if not operation.read_only:
             for uri in UPDATED_RESOURCES:
                 await bus.publish(ResourceUpdated(uri=uri))
-        return result
+        return CallToolResult(
+            content=[TextContent(type="text", text=replies.text(result))],
+            structured_content=replies.lean(result),
+        )
 
     context = inspect.Parameter(
         "ctx", inspect.Parameter.KEYWORD_ONLY, default=None, annotation=Context | None
@@ -116,7 +121,15 @@ class MemoryServer(MCPServer[Any]):
 
     async def list_tools(self) -> list[MCPTool]:
         return [
-            tool.model_copy(update={"input_schema": {**tool.input_schema, "additionalProperties": False}})
+            tool.model_copy(
+                update={
+                    "input_schema": {
+                        **compact_schema(tool.input_schema, null=False),
+                        "additionalProperties": False,
+                    },
+                    "output_schema": compact_schema(tool.output_schema) if tool.output_schema else None,
+                }
+            )
             for tool in await super().list_tools()
         ]
 
@@ -130,6 +143,41 @@ class MemoryServer(MCPServer[Any]):
             except InvalidInput as err:
                 raise ToolError(f"Error executing tool {name}: {err}") from err
         return await super().call_tool(name, arguments, context)
+
+
+def compact_schema(schema: dict[str, Any], *, null: bool = True) -> dict[str, Any]:
+    """A JSON schema as pydantic writes it, without what tells a client nothing: titles (the
+    property names again), ``anyOf [X, null]`` written as X or null, ``default: null``.
+
+    An output schema (``null=True``) accepts exactly what the original accepts. An input
+    schema (``null=False``) leaves null out of optional arguments: leaving one out says the
+    same, and the tool still takes an explicit null.
+    """
+    out: dict[str, Any] = {}
+    for key, value in schema.items():
+        if key == "title" and isinstance(value, str):
+            continue
+        if key in ("properties", "$defs"):
+            out[key] = {name: compact_schema(sub, null=null) for name, sub in value.items()}
+        elif key in ("items", "additionalProperties") and isinstance(value, dict):
+            out[key] = compact_schema(value, null=null)
+        elif key in ("anyOf", "oneOf", "allOf"):
+            out[key] = [compact_schema(sub, null=null) for sub in value]
+        else:
+            out[key] = value
+    options = out.get("anyOf", [])
+    others = [o for o in options if o != {"type": "null"}]
+    if len(options) == 2 and len(others) == 1 and isinstance(others[0].get("type"), str):
+        (kept,) = others
+        del out["anyOf"]
+        out = {**kept, **out}
+        if null:
+            out["type"] = [kept["type"], "null"]
+            if "enum" in kept:
+                out["enum"] = [*kept["enum"], None]
+        if "default" in out and out["default"] is None:
+            del out["default"]
+    return out
 
 
 def build_server(memory: MemoryAPI) -> MemoryServer:

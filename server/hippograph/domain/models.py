@@ -200,6 +200,10 @@ def _empty(value: Any) -> bool:
     return not value
 
 
+def _none(value: Any) -> bool:
+    return value is None
+
+
 def _once(value: Any) -> bool:
     return bool(value == 1)
 
@@ -256,19 +260,39 @@ class RememberOut(FactOut):
     linked_entities: list[EntityOut] = Field(default_factory=list)
 
 
-class SearchHit(FactOut):
+class SearchHit(BaseModel):
+    """A search result: compact unless the search asked for detail (then the rest is filled)."""
+
+    id: str = Field(description="Fact id, for correct/confirm/explain/forget/link/mark_used.")
+    content: str
+    kind: str
+    status: str = Field(description="staged, confirmed, dormant, superseded, retracted or purged.")
+    score: float = Field(description="Final score (3 significant digits); higher is better.")
+    time: str = Field(description="When it happened if known, else when it was stored (ISO 8601, UTC).")
+    entities: list[str] = Field(default_factory=list)
     contested_by: list[str] = Field(
         default_factory=list, description="Ids of active facts that contradict this one.", exclude_if=_empty
     )
-    score: float = Field(description="Final fused score; higher is better.")
+    corroborations: int = Field(
+        default=1, description="Times it was stated (shown from 2).", exclude_if=_once
+    )
+    # detail=true
+    confidence: float | None = Field(default=None, exclude_if=_none)
+    scope: str | None = Field(default=None, exclude_if=_none)
+    source: str | None = Field(default=None, exclude_if=_none)
+    tags: list[str] = Field(default_factory=list, exclude_if=_empty)
+    created_at: str | None = Field(default=None, exclude_if=_none)
+    event_time: str | None = Field(default=None, exclude_if=_none)
+    valid_until: str | None = Field(default=None, exclude_if=_none)
+    session_id: str | None = Field(default=None, exclude_if=_none)
     reasons: dict[str, Any] = Field(
         default_factory=dict,
-        description="Why this fact is here: per-channel rank and score (vector, fts, entity, graph).",
+        description="Per channel (vector, fts, entity, graph): rank, score, path.",
+        exclude_if=_empty,
     )
 
 
 class SearchOut(BaseModel):
-    query: str
     results: list[SearchHit]
     notes: list[str] = Field(default_factory=list, description="Anything degraded or worth knowing.")
 
@@ -334,11 +358,9 @@ class ExplainOut(BaseModel):
 
 
 class RecallOut(BaseModel):
-    context: str
-    narrative: str = Field(description="Markdown: facts by entity, entity profiles, timeline, evidence.")
-    tokens: int = Field(description="Estimated tokens in the narrative (ceil(chars/4)).")
-    budget_tokens: int
-    facts: list[SearchHit]
+    narrative: str = Field(description="Markdown: facts by entity, then entities, timeline, evidence.")
+    fact_ids: list[str] = Field(default_factory=list, description="The facts it shows, best first.")
+    tokens: int = Field(description="Tokens of this whole reply as sent (the embedding model's tokenizer).")
     notes: list[str] = Field(default_factory=list)
 
 

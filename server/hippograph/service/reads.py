@@ -6,9 +6,10 @@ because a fact was returned (a client reports what it used with ``mark_used``).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
 
+from hippograph.domain import replies
 from hippograph.domain import validation as check
 from hippograph.domain.errors import InvalidInput, NotFound
 from hippograph.domain.models import (
@@ -19,22 +20,25 @@ from hippograph.domain.models import (
     FactKind,
     FactStatus,
     RecallOut,
-    SearchHit,
     SearchOut,
 )
 from hippograph.domain.visibility import visible_scopes
 from hippograph.retrieval.ranking import Lookback
-from hippograph.service.shaping import fact_out, why
+from hippograph.service.shaping import search_hit, why
 from hippograph.service.stores import Stores
 from hippograph.store.graph import GraphView
 from hippograph.store.vectors import Filter
-from hippograph.text.narrative import NarrativeFact, Profile, build_narrative, count_tokens
+from hippograph.text.narrative import NarrativeFact, Profile, build_narrative
 from hippograph.text.query_intent import plan
 from hippograph.text.time_phrases import parse_time_bound
 
 # What an as_of look at the world shows by default: what memory holds now, and what it replaced
 # (true in its time); what it was told to forget stays out unless include_history.
 _TRUE_THEN = (*ACTIVE_STATUSES, FactStatus.SUPERSEDED.value)
+
+# Rounds of measuring a recall reply and shrinking its narrative by the overshoot; the first
+# usually fits (lines are priced as sent), a second covers what joining them changes.
+_FIT_ROUNDS = 6
 
 
 class Reader:
@@ -58,6 +62,7 @@ class Reader:
         include_history: bool = False,
         as_of: str | None = None,
         known_at: str | None = None,
+        detail: bool = False,
     ) -> SearchOut:
         s = self.stores.settings
         query = check.text(query, "query", max_bytes=s.max_query_chars * 4)
@@ -101,16 +106,18 @@ class Reader:
         names = view.entity_names_for([r.fact.id for r in ranked])
         contested = self._contested(view, [r.fact.id for r in ranked])
         results = [
-            SearchHit(
-                **fact_out(r.fact, names.get(r.fact.id, [])).model_dump(exclude={"status"}),
+            search_hit(
+                r.fact,
                 status=r.status.value,
+                score=r.score,
+                entity_names=names.get(r.fact.id, []),
                 contested_by=contested.get(r.fact.id, []),
-                score=round(r.score, 6),
                 reasons=r.reasons,
+                detail=detail,
             )
             for r in ranked
         ]
-        return SearchOut(query=query, results=results, notes=notes)
+        return SearchOut(results=results, notes=notes)
 
     def recall(
         self, context: str, *, budget_tokens: int | None = None, scope: str | None = None, limit: int = 20
@@ -119,7 +126,7 @@ class Reader:
         budget = budget_tokens if budget_tokens is not None else s.default_budget_tokens
         if isinstance(budget, bool) or not isinstance(budget, int) or not 50 <= budget <= s.max_budget_tokens:
             raise InvalidInput(f"budget_tokens must be a whole number from 50 to {s.max_budget_tokens}")
-        found = self.search(context, limit=min(limit, s.max_limit), scope=scope)
+        found = self.search(context, limit=min(limit, s.max_limit), scope=scope, detail=True)
         facts = self.stores.graph.get_facts([h.id for h in found.results])
         narrative_facts = [
             NarrativeFact(
@@ -144,15 +151,46 @@ class Reader:
             Profile(e.name, e.type, e.summary, e.aliases, e.mention_count)
             for e in sorted(mentioned.values(), key=lambda e: -e.mention_count)
         ]
-        narrative = build_narrative(context, narrative_facts, profiles, budget)
-        return RecallOut(
-            context=context,
-            narrative=narrative,
-            tokens=count_tokens(narrative),
-            budget_tokens=budget,
-            facts=found.results,
-            notes=found.notes,
-        )
+        return self._fit(context, narrative_facts, profiles, budget, found.notes)
+
+    def _fit(
+        self,
+        context: str,
+        facts: Sequence[NarrativeFact],
+        profiles: Sequence[Profile],
+        budget: int,
+        notes: list[str],
+    ) -> RecallOut:
+        """The recall reply whose whole text (as ``replies.text`` sends it) fits ``budget`` tokens.
+
+        The narrative is priced line by line as the reply carries it (inside a JSON string); the
+        rest of the reply (field names, ids, the token count itself) is measured, and the
+        narrative shrinks by any overshoot until the whole fits. Shrinking drops the
+        lowest-ranked facts first.
+        """
+        count = self.stores.embedder.count_tokens
+        newline = count(replies.in_string("\n"))
+
+        def cost(line: str) -> int:
+            return count(replies.in_string(line)) + newline
+
+        def listed(fact_id: str) -> int:
+            return count(replies.text([fact_id])) - 1  # the id quoted, and a comma for the brackets
+
+        frame = _measured(RecallOut(narrative="", tokens=0, notes=notes), count)
+        room = budget - frame.tokens - count(',"fact_ids":[]')
+        for _ in range(_FIT_ROUNDS):
+            narrative = build_narrative(context, facts, profiles, room, cost, listed)
+            out = _measured(
+                RecallOut(narrative=narrative.text, fact_ids=list(narrative.fact_ids), tokens=0, notes=notes),
+                count,
+            )
+            if out.tokens <= budget or not narrative.text:
+                break
+            room -= out.tokens - budget
+        if out.tokens > budget:  # only notes left to cut: what was degraded matters less than fitting
+            out = _measured(RecallOut(narrative="", tokens=0), count)
+        return out
 
     def _contested(self, view: GraphView, fact_ids: Sequence[str]) -> dict[str, list[str]]:
         """For each fact, the active facts the caller sees a CONTRADICTS edge join it to (either way)."""
@@ -203,3 +241,14 @@ def _moment(value: str | None, now: datetime, name: str) -> datetime | None:
     except InvalidInput as err:
         raise InvalidInput(f"{name}: {err}") from None
     return end if start == end else end - timedelta(microseconds=1)
+
+
+def _measured(out: RecallOut, count: Callable[[str], int]) -> RecallOut:
+    """``out`` with ``tokens`` set to the tokens of its own text (which holds that number)."""
+    tokens = 0
+    for _ in range(4):  # the number's own tokens can change the count; it settles at once
+        measured = count(replies.text(out.model_copy(update={"tokens": tokens})))
+        if measured == tokens:
+            break
+        tokens = measured
+    return out.model_copy(update={"tokens": max(tokens, measured)})

@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from hippograph.domain.models import Entity, Fact, FactOut
+from hippograph.domain.models import Entity, Fact, FactOut, SearchHit
 
 Clock = Callable[[], datetime]
 
@@ -44,6 +44,45 @@ def fact_out(fact: Fact, entity_names: Sequence[str]) -> FactOut:
         valid_until=iso(fact.valid_until),
         session_id=fact.session_id,
         corroborations=fact.corroborations,
+    )
+
+
+def moment(value: datetime) -> str:
+    """A time as a reply shows it: a date if it is midnight UTC (a date was given), else to the second."""
+    value = value.astimezone(UTC)
+    if value.time() == datetime.min.time():
+        return value.date().isoformat()
+    return value.replace(microsecond=0).isoformat().replace("+00:00", "Z")
+
+
+def search_hit(
+    fact: Fact,
+    *,
+    status: str,
+    score: float,
+    entity_names: Sequence[str],
+    contested_by: Sequence[str],
+    reasons: dict[str, Any],
+    detail: bool,
+) -> SearchHit:
+    """A search result: what a reader needs to use the fact; with ``detail``, all of it and why it matched."""
+    more: dict[str, Any] = {}
+    if detail:
+        full = fact_out(fact, entity_names).model_dump(
+            exclude={"id", "content", "kind", "status", "entities", "corroborations"}
+        )
+        more = {**full, "reasons": reasons}
+    return SearchHit(
+        id=fact.id,
+        content=fact.content,
+        kind=fact.kind.value,
+        status=status,
+        score=float(f"{score:.3g}"),
+        time=moment(fact.event_time or fact.created_at),
+        entities=list(entity_names),
+        contested_by=list(contested_by),
+        corroborations=fact.corroborations,
+        **more,
     )
 
 

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Protocol
 
 import numpy as np
+from tokenizers import Tokenizer
 
 from hippograph.config import DEFAULT_MODEL
 from hippograph.domain.errors import ModelUnavailable
@@ -43,6 +44,11 @@ class Embedder(Protocol):
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """L2-normalised float32 vectors, one row per text."""
+        ...
+
+    def count_tokens(self, text: str) -> int:
+        """Tokens in ``text`` by the model's tokenizer (whole text, no special tokens): the
+        measure of a reply's size that budgets are held to."""
         ...
 
 
@@ -121,6 +127,7 @@ class FastEmbedder:
         self.name = model_name
         self._lock = threading.Lock()
         self.dim = int(self.embed(["dimension probe"]).shape[1])
+        self._counter = _untruncated(getattr(self._model.model, "tokenizer", None))
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         if not texts:
@@ -133,3 +140,17 @@ class FastEmbedder:
         vectors = np.asarray([found[text] for text in texts], dtype=np.float32)
         norms = np.linalg.norm(vectors, axis=1, keepdims=True)
         return vectors / np.maximum(norms, 1e-12)
+
+    def count_tokens(self, text: str) -> int:
+        return len(self._counter.encode(text, add_special_tokens=False).ids)
+
+
+def _untruncated(tokenizer: Tokenizer | None) -> Tokenizer:
+    """A copy of the model's tokenizer that counts a whole text: the model's own truncates at
+    its input length and pads; sharing it across threads would also race with embedding."""
+    if tokenizer is None:
+        raise ModelUnavailable("the embedding model loaded without its tokenizer: reinstall hippograph")
+    copy = Tokenizer.from_str(tokenizer.to_str())
+    copy.no_truncation()
+    copy.no_padding()
+    return copy

@@ -1,22 +1,21 @@
 """The recall narrative: ranked facts turned into markdown that fits a token budget.
 
-Sections share the budget (facts grouped by entity ~40%, entity profiles ~25%,
-timeline ~25%, evidence ~10%); a section's unused share passes to the next. Tokens are
-estimated as ceil(characters / 4), the usual rule of thumb for English and the one the
-benchmarks count with; the narrative never exceeds the budget by that count.
+Facts come first: the best-ranked facts that fit, grouped by entity. The first fact that does
+not fit ends the list, so the facts shown are always the top of the ranking, never a later one
+in place of an earlier one. What the facts leave is shared by the profiles of their entities
+(5/12), their timeline (5/12) and their evidence (2/12); a section's unused share passes to the
+next. The caller prices a line (``cost``: its tokens and its newline, as the reply will carry
+them), so the narrative fits whatever measure the reply is held to.
 """
 
 from __future__ import annotations
 
-import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-SHARES = (("facts", 0.40), ("entities", 0.25), ("timeline", 0.25), ("evidence", 0.10))
+SHARES = (("entities", 5), ("timeline", 5), ("evidence", 2))
 
-
-def count_tokens(text: str) -> int:
-    return math.ceil(len(text) / 4)
+Cost = Callable[[str], int]
 
 
 @dataclass(frozen=True)
@@ -40,18 +39,25 @@ class Profile:
     mentions: int
 
 
+@dataclass(frozen=True)
+class Narrative:
+    text: str
+    fact_ids: tuple[str, ...]  # the facts it shows, best first
+
+
 class _Section:
-    def __init__(self, title: str, budget: int) -> None:
-        self.lines = [f"## {title}"]
+    def __init__(self, title: str, budget: int, cost: Cost) -> None:
+        self.lines = [title]
         self.budget = budget
-        self.used = count_tokens(self.lines[0]) + 1
+        self.cost = cost
+        self.used = cost(title)
 
     def add(self, line: str) -> bool:
-        cost = count_tokens(line) + 1  # +1: the newline
-        if self.used + cost > self.budget:
+        price = self.cost(line)
+        if self.used + price > self.budget:
             return False
         self.lines.append(line)
-        self.used += cost
+        self.used += price
         return True
 
     def text(self) -> str:
@@ -59,45 +65,63 @@ class _Section:
 
 
 def build_narrative(
-    query: str, facts: Sequence[NarrativeFact], profiles: Sequence[Profile], budget_tokens: int
-) -> str:
+    query: str,
+    facts: Sequence[NarrativeFact],
+    profiles: Sequence[Profile],
+    budget_tokens: int,
+    cost: Cost,
+    listed: Cost = lambda fact_id: 0,
+) -> Narrative:
+    """The narrative within ``budget_tokens`` by ``cost``; ``listed`` prices what showing a fact
+    costs beyond its line (its id in the reply's list of the facts shown)."""
     header = f"# Memory for: {query[:120]}"
-    remaining = budget_tokens - count_tokens(header) - 1
-    if remaining <= 0 or not facts:
-        return header if count_tokens(header) <= budget_tokens and facts else ""
-    parts = [header]
+    gap = cost("")  # the blank line between sections
+    left = budget_tokens - cost(header) - gap
+    shown, section = _facts(facts, left, cost, listed)
+    if not shown:
+        return Narrative("", ())
+    parts = [header, section.text()]
+    left -= section.used
+    names = {name for fact in shown for name in fact.entities}
     carry = 0
-    for name, share in SHARES:
-        section_budget = int(remaining * share) + carry
-        section = _fill(name, section_budget, facts, profiles)
+    total = sum(weight for _, weight in SHARES)
+    for name, weight in SHARES:
+        budget = max(0, left * weight // total + carry - gap)
+        section = _fill(name, budget, shown, [p for p in profiles if p.name in names], cost)
         text = section.text()
-        carry = section_budget - (section.used if text else 0)
+        carry = budget - (section.used if text else 0) + (0 if text else gap)
         if text:
             parts.append(text)
-    narrative = "\n\n".join(parts)
-    # Separators between sections are not in any section's count: trim if they tip it over.
-    while count_tokens(narrative) > budget_tokens and len(parts) > 1:
-        parts.pop()
-        narrative = "\n\n".join(parts)
-    return narrative
+    return Narrative("\n\n".join(parts), tuple(fact.id for fact in shown))
 
 
-def _fill(name: str, budget: int, facts: Sequence[NarrativeFact], profiles: Sequence[Profile]) -> _Section:
-    if name == "facts":
-        section = _Section("Facts", budget)
-        groups: dict[str, list[NarrativeFact]] = {}
-        for fact in facts:
-            groups.setdefault(fact.entities[0] if fact.entities else "General", []).append(fact)
-        for entity, members in groups.items():
-            if not section.add(f"### {entity}"):
-                break
-            for fact in members:
-                marker = "" if fact.status == "confirmed" else f" ({fact.status})"
-                if not section.add(f"- {fact.content}{marker} [{fact.id}]"):
-                    return section
-        return section
+def _facts(
+    facts: Sequence[NarrativeFact], budget: int, cost: Cost, listed: Cost
+) -> tuple[list[NarrativeFact], _Section]:
+    """The best-ranked facts that fit, and their section (grouped by each fact's first entity)."""
+    section = _Section("## Facts", budget, cost)
+    groups: dict[str, list[str]] = {}
+    shown: list[NarrativeFact] = []
+    for fact in facts:
+        group = fact.entities[0] if fact.entities else "General"
+        marker = "" if fact.status == "confirmed" else f" ({fact.status})"
+        line = f"- {fact.content}{marker} [{fact.id}]"
+        price = cost(line) + listed(fact.id) + (0 if group in groups else cost(f"### {group}"))
+        if section.used + price > budget:
+            break
+        groups.setdefault(group, []).append(line)
+        shown.append(fact)
+        section.used += price
+    for group, lines in groups.items():
+        section.lines += [f"### {group}", *lines]
+    return shown, section
+
+
+def _fill(
+    name: str, budget: int, facts: Sequence[NarrativeFact], profiles: Sequence[Profile], cost: Cost
+) -> _Section:
     if name == "entities":
-        section = _Section("Entities", budget)
+        section = _Section("## Entities", budget, cost)
         for profile in profiles:
             aka = f" (also: {', '.join(profile.aliases)})" if profile.aliases else ""
             summary = f": {profile.summary}" if profile.summary else ""
@@ -107,13 +131,13 @@ def _fill(name: str, budget: int, facts: Sequence[NarrativeFact], profiles: Sequ
                 break
         return section
     if name == "timeline":
-        section = _Section("Timeline", budget)
+        section = _Section("## Timeline", budget, cost)
         dated = sorted((f for f in facts if f.when), key=lambda f: f.when or "")
         for fact in dated:
             if not section.add(f"- {fact.when}: {fact.content}"):
                 break
         return section
-    section = _Section("Evidence", budget)
+    section = _Section("## Evidence", budget, cost)
     for fact in facts:
         detail = f"; context: {fact.evidence}" if fact.evidence else ""
         if not section.add(f"- [{fact.id}] {fact.why}{detail}"):
