@@ -57,6 +57,12 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         "--variant", action="append", default=[], metavar="NAME=VALUE", help="RetrievalPolicy override"
     )
     parser.add_argument(
+        "--entities",
+        choices=("given", "none"),
+        default="given",
+        help="pass each turn's speaker as an entity (given), or send the content alone (none)",
+    )
+    parser.add_argument(
         "--applied-reads",
         action="store_true",
         help=f"also search every question in turn on a copy of each store, applying what each search "
@@ -100,7 +106,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             answers = baseline_answers(conv, turns, questions)
             store = Path(tmp) / conv.conv_id
             with closing(open_store(store, models_dir, args.model, embedder)) as memory:
-                fact_to_turn = timed_ingest(memory, conv, report)
+                fact_to_turn = timed_ingest(memory, conv, report, entities_given=args.entities == "given")
                 if not args.applied_reads:
                     answers |= hippograph_answers(
                         conv, memory, fact_to_turn, overrides, args.recall_budget, report
@@ -128,6 +134,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     extra = {
         "variants": overrides,
         "applied_reads": args.applied_reads,
+        "entities": args.entities,
         "baseline_embed_s": embed_s,
         "run_s": time.perf_counter() - started,
     }
@@ -140,8 +147,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 def main(argv: Sequence[str] | None = None) -> None:
     args = parse_args(argv)
     results = run(args)
-    path = write_results(
-        results, args.out, results["meta"]["variants"], tag="-applied_reads" if args.applied_reads else ""
-    )
+    tag = "-applied_reads" if args.applied_reads else ""
+    tag += "-no_entities" if args.entities == "none" else ""
+    path = write_results(results, args.out, results["meta"]["variants"], tag=tag)
     print(markdown(results))
     print(f"written: {path} and {path.with_suffix('.json')}", file=sys.stderr)

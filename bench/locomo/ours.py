@@ -101,8 +101,10 @@ def open_store(data_dir: Path, models_dir: Path, model: str, embedder: FastEmbed
     return Memory.open(Settings(**options), embedder=embedder)
 
 
-def ingest(memory: Memory, conv: Conversation) -> dict[str, str]:
-    """Write every turn through remember(), in order; return fact id -> dia id."""
+def ingest(memory: Memory, conv: Conversation, *, entities_given: bool = True) -> dict[str, str]:
+    """Write every turn through remember(), in order; return fact id -> dia id. With
+    ``entities_given`` the speaker is passed as an entity (a careful caller); without, only the
+    content (what a model that sends ``content`` alone does)."""
     fact_to_turn: dict[str, str] = {}
     for turn in conv.turns:
         out = memory.remember(
@@ -110,7 +112,7 @@ def ingest(memory: Memory, conv: Conversation) -> dict[str, str]:
             kind="episode",
             event_time=conv.session_times[turn.session],
             session_id=f"{conv.conv_id}-s{turn.session}",
-            entities=[turn.speaker],
+            entities=[turn.speaker] if entities_given else None,
         )
         fact_to_turn[out.id] = turn.dia_id
     return fact_to_turn
@@ -170,9 +172,11 @@ def ask_recall(
 APPLIED_READS = "hippograph search (reads applied)"
 
 
-def timed_ingest(memory: Memory, conv: Conversation, report: StoreReport) -> dict[str, str]:
+def timed_ingest(
+    memory: Memory, conv: Conversation, report: StoreReport, *, entities_given: bool = True
+) -> dict[str, str]:
     start = time.perf_counter()
-    fact_to_turn = ingest(memory, conv)
+    fact_to_turn = ingest(memory, conv, entities_given=entities_given)
     report.ingest_s += time.perf_counter() - start
     report.turns += len(conv.turns)
     return fact_to_turn
