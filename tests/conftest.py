@@ -6,10 +6,16 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import settings as hypothesis_settings
 
 from hippograph.config import DEFAULT_MODEL, Settings
 from hippograph.service.memory import Memory
 from hippograph.store.embed import FastEmbedder, assemble_default_model
+
+# No per-example deadline: a shared, loaded machine makes timing a flake, not a finding
+# (speed is measured by bench/, never asserted in tests).
+hypothesis_settings.register_profile("hippograph", deadline=None)
+hypothesis_settings.load_profile("hippograph")
 
 
 @pytest.fixture
