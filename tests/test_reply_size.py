@@ -71,7 +71,9 @@ async def test_recall_text_never_exceeds_the_budget(
             assert _count(tokens, text) <= budget, budget
             reply = json.loads(text)
             assert reply == result.structured_content
-            assert reply["tokens"] == _count(tokens, text)
+            # The reply counts its own text, that number included; where no count is exactly
+            # self-consistent ("474" measures 475, "475" measures 474) it says the larger.
+            assert 0 <= reply["tokens"] - _count(tokens, text) <= 1
             # Facts first, best first: the facts kept are the top of the ranking.
             assert reply["fact_ids"] == ranked[: len(reply["fact_ids"])]
             assert len(reply["fact_ids"]) >= {200: 1, 500: 4, 2000: 15}[budget]
