@@ -80,7 +80,7 @@ def test_intent_follows_cue_words_by_priority(query: str, intent: Intent) -> Non
 
 
 def test_intent_values_are_plain_strings() -> None:
-    assert [i.value for i in Intent] == ["why", "when", "who", "what", "how", "general"]
+    assert [i.value for i in Intent] == ["why", "when", "who", "what", "how", "change", "general"]
 
 
 # --- time ranges -----------------------------------------------------------------------------
@@ -226,6 +226,70 @@ def test_an_impossible_day_falls_back_to_its_month() -> None:
     )
 
 
+MONTH = timedelta(days=30)
+
+
+@pytest.mark.parametrize(
+    ("query", "grain"),
+    [
+        ("What changed since last week?", timedelta(days=7)),
+        ("What did I do yesterday?", timedelta(days=1)),
+        ("What did Erin do in May 2023?", timedelta(days=31)),
+        ("What did we decide last month?", timedelta(days=28)),  # February 2026
+        ("What happened this year?", timedelta(days=365)),
+        ("Anything since 8 May 2023?", timedelta(days=1)),
+        ("Who joined between May and June 2023?", timedelta(days=61)),
+        ("What did I do recently?", MONTH),
+    ],
+)
+def test_the_grain_is_the_length_of_the_period_the_phrase_names(query: str, grain: timedelta) -> None:
+    assert plan(query, NOW, recent=MONTH).grain == grain
+
+
+def test_recently_reaches_back_as_far_as_it_is_told() -> None:
+    result = plan("What did Jon work on recently?", NOW, recent=MONTH)
+    assert (result.after, result.before, result.time_phrase) == (NOW - MONTH, None, "recently")
+    assert result.keywords == ("jon", "work")
+    assert plan("What did Jon work on lately?", NOW, recent=MONTH).after == NOW - MONTH
+    assert plan("What did Jon work on recently?", NOW).time_phrase is None  # no length given
+
+
+def test_a_written_date_wins_over_recently() -> None:
+    result = plan(
+        "What new activity did Maria start recently, as mentioned on 3 June, 2023?", NOW, recent=MONTH
+    )
+    assert (result.after, result.before) == (utc(2023, 6, 3), utc(2023, 6, 4))
+    assert result.intent is Intent.WHAT  # "what new activity" asks about an activity
+
+
+@pytest.mark.parametrize(
+    ("query", "keywords"),
+    [
+        ("What changed since last week?", ()),
+        ("What's changed in the deploy pipeline since March?", ("deploy", "pipeline")),
+        ("What has changed since yesterday", ()),
+        ("What's new with Jon?", ("jon",)),
+        ("Anything new about the billing service this month?", ("billing", "service")),
+        ("Any updates on the migration?", ("migration",)),
+    ],
+)
+def test_what_changed_asks_about_a_period_not_a_topic(query: str, keywords: tuple[str, ...]) -> None:
+    result = plan(query, NOW)
+    assert result.intent is Intent.CHANGE
+    assert result.keywords == keywords
+
+
+def test_keyword_search_looks_for_the_words_without_the_time_phrase() -> None:
+    assert plan("What did Erin do in May 2023?", NOW).search_text == "What did Erin do ?"
+    assert (
+        plan("What changed in the deploy pipeline since last week?", NOW).search_text
+        == "in the deploy pipeline ?"
+    )
+    # Nothing left to look for: no keyword search (the vector channels still run).
+    assert plan("What changed since last week?", NOW).search_text == ""
+    assert plan("Why did it fail?", NOW).search_text == "Why did it fail?"
+
+
 # --- keywords, names, complexity -------------------------------------------------------------
 
 
@@ -235,9 +299,11 @@ def test_plan_of_a_locomo_question() -> None:
         after=None,
         before=None,
         time_phrase=None,
+        grain=None,
         complex=True,  # two named things: Caroline and LGBTQ
         keywords=("caroline", "go", "lgbtq", "support", "group"),
         capitalized=("Caroline", "LGBTQ"),
+        search_text="When did Caroline go to the LGBTQ support group?",
     )
 
 
@@ -373,9 +439,9 @@ _TIME_WORDS = st.sampled_from(
 _QUERIES = st.text() | st.lists(_TIME_WORDS, max_size=8).map(" ".join)
 
 
-@given(query=_QUERIES, now=_NOWS)
+@given(query=_QUERIES | st.just("recently"), now=_NOWS)
 def test_plan_never_raises_and_ranges_are_ordered(query: str, now: datetime) -> None:
-    result = plan(query, now)
+    result = plan(query, now, recent=MONTH)
     if result.after is not None and result.before is not None:
         assert result.after < result.before
     if result.time_phrase is not None:

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import replace
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from hippograph.domain import bitemporal
 from hippograph.domain import lifecycle as lc
 from hippograph.domain.lifecycle import LifecyclePolicy
 from hippograph.domain.models import Fact, FactStatus
@@ -22,8 +23,8 @@ NOW = datetime(2026, 6, 1, tzinfo=UTC)
 MAY = (datetime(2026, 5, 1, tzinfo=UTC), datetime(2026, 6, 1, tzinfo=UTC))
 LIFECYCLE = LifecyclePolicy()
 POLICY = RetrievalPolicy()
-NO_TIME = QueryPlan(Intent.GENERAL, None, None, None, False, (), ())
-IN_MAY = QueryPlan(Intent.GENERAL, MAY[0], MAY[1], "in May", False, (), ())
+NO_TIME = QueryPlan(Intent.GENERAL, None, None, None, None, False, (), ())
+IN_MAY = QueryPlan(Intent.GENERAL, MAY[0], MAY[1], "in May", MAY[1] - MAY[0], False, (), ())
 
 
 def fact(fid: str, *, status: FactStatus = FactStatus.CONFIRMED, event: datetime | None = None) -> Fact:
@@ -65,15 +66,71 @@ def test_score_is_fused_times_status_weight_times_root_relevance() -> None:
     assert detail == {"fused": 0.02, "relevance": 1.0, "status_weight": 0.8}
 
 
-def test_a_time_phrase_favours_facts_inside_its_range() -> None:
+def test_a_time_phrase_weighs_facts_outside_its_period_by_their_distance() -> None:
     inside = fact("in", event=datetime(2026, 5, 10, tzinfo=UTC))
-    outside = fact("out", event=datetime(2026, 8, 10, tzinfo=UTC))
+    # 31 days after May, May being 31 days long: one period away counts half.
+    outside = fact("out", event=datetime(2026, 7, 2, tzinfo=UTC) - timedelta(microseconds=1))
     kw = {"now": NOW, "plan": IN_MAY, "lifecycle": LIFECYCLE, "policy": POLICY}
     inside_score, inside_detail = ranking.score(Candidate("in", fused=0.01), inside, **kw)
-    outside_score, _ = ranking.score(Candidate("out", fused=0.01), outside, **kw)
-    assert inside_score == pytest.approx(0.01 * POLICY.time_match_boost)
-    assert outside_score == pytest.approx(0.01 * POLICY.time_miss_factor)
-    assert inside_detail["time"] == {"phrase": "in May", "inside": True}
+    outside_score, outside_detail = ranking.score(Candidate("out", fused=0.01), outside, **kw)
+    assert inside_score == pytest.approx(0.01)
+    assert outside_score == pytest.approx(0.01 / 2)
+    assert inside_detail["time"] == {"phrase": "in May", "inside": True, "factor": 1.0}
+    assert outside_detail["time"] == {"phrase": "in May", "inside": False, "factor": 0.5}
+
+
+@pytest.mark.parametrize(
+    ("moment", "factor"),
+    [
+        (datetime(2026, 5, 1, tzinfo=UTC), 1.0),  # the first instant is inside
+        (datetime(2026, 6, 1, tzinfo=UTC) - timedelta(microseconds=1), 1.0),
+        (datetime(2026, 3, 31, tzinfo=UTC), 1 / 2),  # 31 days before
+        (datetime(2026, 8, 2, tzinfo=UTC) - timedelta(microseconds=1), 1 / 3),  # 62 days after
+    ],
+)
+def test_the_time_factor_is_one_inside_and_falls_with_distance_in_periods(
+    moment: datetime, factor: float
+) -> None:
+    assert ranking.time_factor(moment, IN_MAY) == pytest.approx(factor)
+
+
+def test_an_open_period_is_scaled_by_the_period_its_bound_names() -> None:
+    since_last_week = QueryPlan(
+        Intent.CHANGE, datetime(2026, 5, 25, tzinfo=UTC), None, "since last week", timedelta(days=7),
+        False, (), (),
+    )  # fmt: skip
+    assert ranking.time_factor(datetime(2026, 6, 30, tzinfo=UTC), since_last_week) == 1.0
+    assert ranking.time_factor(datetime(2026, 5, 11, tzinfo=UTC), since_last_week) == pytest.approx(1 / 3)
+
+
+def test_a_fact_clearly_outside_never_outranks_one_inside_that_matches_as_well() -> None:
+    inside = fact("in", event=datetime(2026, 5, 30, tzinfo=UTC))
+    august = fact("aug", event=datetime(2026, 8, 12, tzinfo=UTC))
+    # Even a better match (up to the factor: ~2.4 periods away, ~3.4x) stays behind.
+    candidates = [Candidate("aug", 0.03), Candidate("in", 0.01)]
+    ranked = ranking.rank(
+        candidates, {"in": inside, "aug": august}, limit=2, now=NOW, plan=IN_MAY, lifecycle=LIFECYCLE,
+        policy=POLICY,
+    )  # fmt: skip
+    assert [r.fact.id for r in ranked] == ["in", "aug"]
+
+
+def test_a_period_that_holds_no_candidate_reweighs_nothing() -> None:
+    # "in May" read against today's clock, in a memory whose facts are all from other years.
+    old = fact("old", event=datetime(2023, 5, 10, tzinfo=UTC))
+    older = fact("older", event=datetime(2022, 1, 10, tzinfo=UTC))
+    ranked = ranking.rank(
+        [Candidate("older", 0.02), Candidate("old", 0.01)], {"old": old, "older": older}, limit=2, now=NOW,
+        plan=IN_MAY, lifecycle=LIFECYCLE, policy=POLICY,
+    )  # fmt: skip
+    assert [r.fact.id for r in ranked] == ["older", "old"]
+    assert ranked[0].score == pytest.approx(0.02)
+    assert ranked[0].detail["time"] == {"phrase": "in May", "inside": False}
+
+
+def test_an_undated_fact_is_timed_by_when_it_was_stated() -> None:
+    stated_in_may = make_fact("s", at=datetime(2026, 5, 20, tzinfo=UTC), id="s", confidence=1.0, pinned=True)
+    assert ranking.time_factor(bitemporal.fact_time(stated_in_may), IN_MAY) == 1.0
 
 
 def test_rank_orders_by_score_then_id_and_keeps_the_limit() -> None:

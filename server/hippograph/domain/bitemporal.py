@@ -18,6 +18,14 @@ def valid_start(fact: Fact) -> datetime:
     return fact.event_time or fact.valid_from
 
 
+def fact_time(fact: Fact) -> datetime:
+    """The time a fact is filed under: its event time if known, else when it was stated.
+
+    ``search(after=, before=)`` filter on it and a time phrase in the query ranks by it.
+    """
+    return fact.event_time or fact.created_at
+
+
 def believed_until(fact: Fact) -> datetime | None:
     """When memory stopped holding the fact, if it did.
 

@@ -23,8 +23,11 @@ class RetrievalPolicy:
     score_power: float = 1.0
     # BM25 counts double: exact words carry most of what a question asks. The entity channel
     # counts little because anchor_bonus already favours facts about the named entities.
+    # The "window" channel, run when the query names a period, is the vector channel restricted
+    # to the facts of that period (so that they are weighed even when the whole store's nearest
+    # lie elsewhere): it counts as the vector channel does.
     channel_weights: Mapping[str, float] = field(
-        default_factory=lambda: {"vector": 1.0, "fts": 2.0, "entity": 0.25, "graph": 0.8}
+        default_factory=lambda: {"vector": 1.0, "fts": 2.0, "entity": 0.25, "graph": 0.8, "window": 1.0}
     )
     # How many candidates each channel contributes, as a multiple of the caller's limit.
     fanout: int = 4
@@ -71,9 +74,11 @@ class RetrievalPolicy:
     max_expanded: int = 150
     entity_min_similarity: float = 0.62
     entity_vector_anchors: int = 2
-    # Facts inside a time phrase of the query ("in May 2023") rank higher; outside, lower.
-    time_match_boost: float = 1.3
-    time_miss_factor: float = 0.7
+    # A time phrase in the query ("in May 2023", "since last week") needs no number here: a
+    # fact outside its period is weighed 1 / (1 + distance / the period's length), so the phrase
+    # sets its own scale (ranking.time_factor). "Recently" names no length, so this is it: about
+    # a month, so that facts of the last weeks count fully and one two months back half.
+    recent_days: int = 30
     # A turn is indexed with the turn before it, so a match often stands for its predecessor
     # (the question it answers, or the statement it reacts to); less often the answer is the
     # reply after it. Each of the ``neighbour_top`` best candidates passes these shares of its

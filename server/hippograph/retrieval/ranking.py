@@ -4,8 +4,12 @@ Fusion (``fusion.py``) says how well each fact matches the query; ranking turns 
 what the caller should read first. A fact's score is its fused match, times its status
 weight (staged below confirmed, dormant below staged, history far below), times the square
 root of its lifecycle relevance (confidence x source x decay, the decay floored), times a
-time factor when the query names a period ("in May 2023"): inside it counts more, outside
-less. How often a fact was returned or used is no term: popularity never reorders results.
+time factor when the query names a period ("in May 2023", "since last week"): 1 for a fact
+whose time (``bitemporal.fact_time``) falls inside, 1 / (1 + distance / the period's length)
+outside, so a fact a whole period away counts half and one clearly outside cannot outrank one
+inside that matches about as well. When no candidate falls inside, the phrase is taken to
+speak of another timeline and nothing is reweighed. How often a fact was returned or used is
+no term: popularity never reorders results.
 
 A ``Lookback`` ranks the past instead: only the facts true at its valid time and held at its
 record time, each with the status it had then.
@@ -16,7 +20,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from hippograph.domain import bitemporal
@@ -93,21 +97,39 @@ def score(
     lifecycle: lc.LifecyclePolicy,
     policy: RetrievalPolicy,
     status: FactStatus | None = None,
+    window_holds_any: bool = True,
 ) -> tuple[float, dict[str, Any]]:
-    """One fact's final score and the terms that made it (weighed as ``status``, default its own)."""
+    """One fact's final score and the terms that made it (weighed as ``status``, default its own;
+    ``window_holds_any``: whether any candidate falls inside the query's period)."""
     rel = lc.relevance(fact, now, lifecycle)
     status_w = lc.status_weight(status or fact.status, lifecycle)
     value = candidate.fused * status_w * math.sqrt(max(rel.value, 0.0))
     detail: dict[str, Any] = {"fused": round(candidate.fused, 6), "relevance": round(rel.value, 4)}
     detail["status_weight"] = status_w
-    if plan.time_phrase and (plan.after or plan.before):
-        moment = fact.event_time or fact.created_at
-        inside = (plan.after is None or moment >= plan.after) and (
-            plan.before is None or moment < plan.before
-        )
-        value *= policy.time_match_boost if inside else policy.time_miss_factor
-        detail["time"] = {"phrase": plan.time_phrase, "inside": inside}
+    if _names_a_period(plan):
+        factor = time_factor(bitemporal.fact_time(fact), plan)
+        detail["time"] = {"phrase": plan.time_phrase, "inside": factor == 1.0}
+        if window_holds_any:
+            value *= factor
+            detail["time"]["factor"] = round(factor, 4)
     return value, detail
+
+
+def _names_a_period(plan: QueryPlan) -> bool:
+    return bool(plan.time_phrase) and (plan.after is not None or plan.before is not None)
+
+
+def time_factor(moment: datetime, plan: QueryPlan) -> float:
+    """1 inside the query's period; outside, 1 / (1 + distance / grain), the grain being the
+    length of the period the phrase names (a day for "on 8 May", a month for "in May 2023")."""
+    if plan.after is not None and moment < plan.after:
+        distance = plan.after - moment
+    elif plan.before is not None and moment >= plan.before:
+        distance = moment - plan.before + timedelta(microseconds=1)  # `before` itself is outside
+    else:
+        return 1.0
+    grain = plan.grain or (plan.before - plan.after if plan.before and plan.after else timedelta(days=1))
+    return 1.0 / (1.0 + distance / grain)
 
 
 def rank(
@@ -123,14 +145,26 @@ def rank(
 ) -> list[Ranked]:
     """The best ``limit`` candidates whose facts are given (and, with a ``lookback``, that it
     keeps), best first; ties go to the smaller id so the order is stable."""
-    ranked = []
+    kept = []
     for candidate in candidates:
         fact = facts.get(candidate.id)
-        if fact is None or (lookback is not None and not lookback.keeps(fact)):
-            continue
+        if fact is not None and (lookback is None or lookback.keeps(fact)):
+            kept.append((candidate, fact))
+    holds_any = _names_a_period(plan) and any(
+        time_factor(bitemporal.fact_time(fact), plan) == 1.0 for _, fact in kept
+    )
+    ranked = []
+    for candidate, fact in kept:
         status = lookback.status_of(fact) if lookback is not None else fact.status
         value, detail = score(
-            candidate, fact, now=now, plan=plan, lifecycle=lifecycle, policy=policy, status=status
+            candidate,
+            fact,
+            now=now,
+            plan=plan,
+            lifecycle=lifecycle,
+            policy=policy,
+            status=status,
+            window_holds_any=holds_any,
         )
         if status is not fact.status:
             detail["status_now"] = fact.status.value

@@ -1,8 +1,9 @@
 """Which facts answer a query, and why: candidates, graph expansion, fusion, scoring.
 
 1. Channels each rank fact ids: ``vector`` (kNN over fact embeddings), ``fts`` (BM25 over
-   fact text) and ``entity`` (kNN restricted to facts about entities the query names,
-   by alias or by entity-vector match).
+   fact text, for the query's words without its time phrase), ``entity`` (kNN restricted to
+   facts about entities the query names, by alias or by entity-vector match) and, when the
+   query names a period, ``window`` (kNN restricted to the facts of that period).
 2. ``graph``: spreading activation from the best candidates and the anchor entities,
    breadth-first over typed edges (edge weight x per-hop decay), fan-out bounded per node
    so a hub cannot blow up latency. It finds facts that share no words with the query.
@@ -135,8 +136,11 @@ class Retriever:
         by_entity = p.entity_channel and bool(anchors)
         pooled = by_entity and p.entity_pool > 0
         by_vector = self._vectors.vector_search("facts", vector, k * p.entity_pool if pooled else k, where)
-        by_text = self._vectors.text_search("facts", query, k, where)
+        by_text = self._vectors.text_search("facts", plan.search_text, k, where)
         ranked: dict[str, list[Hit]] = {"vector": by_vector[:k], "fts": by_text}
+        window = _within_period(where, plan)
+        if window is not None:
+            ranked["window"] = self._vectors.vector_search("facts", vector, k, window)
         if pooled:
             ranked["entity"] = self._about_anchors(view, by_vector, anchors)[:k]
         elif by_entity:
@@ -149,7 +153,9 @@ class Retriever:
         if p.prf_terms > 0:
             extra = self._feedback_terms(query, fused)
             if extra:
-                ranked["prf"] = self._vectors.text_search("facts", f"{query} {' '.join(extra)}", k, where)
+                ranked["prf"] = self._vectors.text_search(
+                    "facts", f"{plan.search_text} {' '.join(extra)}", k, where
+                )
                 fused = fuse(ranked, weights, p.rrf_k, p.score_power)
         if p.agreement_bonus:
             for candidate in fused.values():
@@ -362,6 +368,17 @@ class Retriever:
             if not fact_frontier and not entity_frontier:
                 break
         return {node: act for node, act in best.items() if node.startswith("f_")}
+
+
+def _within_period(where: Filter, plan: QueryPlan) -> Filter | None:
+    """``where`` narrowed to the period the query names, if it names one that ``where`` leaves room for."""
+    if not plan.time_phrase or (plan.after is None and plan.before is None):
+        return None
+    after = max((t for t in (where.after, plan.after) if t is not None), default=None)
+    before = min((t for t in (where.before, plan.before) if t is not None), default=None)
+    if after is not None and before is not None and after >= before:
+        return None
+    return replace(where, after=after, before=before)
 
 
 def _edge_weight(edge: EdgeRow, weights: Mapping[str, float]) -> float:

@@ -97,7 +97,8 @@ class Reader:
         )
         if where.after and where.before and where.after >= where.before:
             raise InvalidInput("after must be earlier than before: swap them or widen the range")
-        query_plan = plan(query, now)
+        recent = timedelta(days=self.stores.retriever.policy.recent_days)
+        query_plan = plan(query, now, recent=recent)
         vector = self.stores.embedder.embed([query])[0]
         ranked, notes = self.stores.retriever.search(
             query, vector, where, count, query_plan, now=now, lookback=lookback

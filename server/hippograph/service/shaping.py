@@ -110,7 +110,7 @@ def index_text(fact: Fact, context: str | None) -> str:
 def why(reasons: dict[str, Any]) -> str:
     """One line saying why a search hit is there, from its reasons."""
     parts = []
-    for channel in ("vector", "fts", "prf", "entity", "graph", "neighbour"):
+    for channel in ("vector", "fts", "prf", "window", "entity", "graph", "neighbour"):
         detail = reasons.get(channel)
         if not detail:
             continue
@@ -121,6 +121,8 @@ def why(reasons: dict[str, Any]) -> str:
             parts.append(f"about {detail.get('via', 'a named entity')}")
         elif channel == "neighbour":
             parts.append("next to a match in its conversation")
+        elif channel == "window":
+            parts.append(f"#{detail['rank']} in the period asked about")
         else:
             parts.append(f"{channel} #{detail['rank']}")
     return ", ".join(parts) or "matched"

@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from hippograph.domain import bitemporal
 from hippograph.domain.errors import InternalError
 from hippograph.domain.models import Fact
 
@@ -60,8 +61,8 @@ def _sql_time(value: datetime) -> str:
 class Filter:
     """What candidate search may return; None means no restriction.
 
-    ``after``/``before`` bound a fact's time (event_time if known, else created_at),
-    half-open: after <= time < before.
+    ``after``/``before`` bound a fact's time (``bitemporal.fact_time``: event_time if known,
+    else created_at), half-open: after <= time < before.
     """
 
     statuses: Sequence[str] | None = None
@@ -117,5 +118,5 @@ def fact_row(fact: Fact, entity_ids: Sequence[str], text: str | None = None) -> 
         "entity_ids": list(entity_ids),
         "created_at": fact.created_at,
         "event_time": fact.event_time,
-        "time": fact.event_time or fact.created_at,
+        "time": bitemporal.fact_time(fact),
     }

@@ -1,7 +1,8 @@
 """Reading a query without an LLM: what it asks, which time it means, what it names.
 
 `plan` turns a recall/search query into a `QueryPlan` that retrieval routes on: its intent,
-the time range its time phrase names (``time_phrases``), its keywords and capitalised names.
+the time range its time phrase names (``time_phrases``), its keywords and capitalised names,
+and the text a keyword search should look for (without the words that only say when).
 Pure: no I/O, no clock reads (`now` is a parameter).
 """
 
@@ -9,7 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from enum import StrEnum
 
 from hippograph.text.time_phrases import find_range, utc
@@ -29,6 +30,7 @@ class Intent(StrEnum):
     WHO = "who"
     WHAT = "what"
     HOW = "how"
+    CHANGE = "change"  # "what changed since ...", "what's new": the time is the topic
     GENERAL = "general"
 
 
@@ -38,9 +40,13 @@ class QueryPlan:
     after: datetime | None  # inclusive, UTC
     before: datetime | None  # exclusive, UTC
     time_phrase: str | None  # the words the range was read from, as written
+    grain: timedelta | None  # the length of the period the phrase names (time_phrases.Found)
     complex: bool  # several clauses or entities: expand the graph deeper
     keywords: tuple[str, ...]  # content words, lowercased, without the time phrase
     capitalized: tuple[str, ...]  # proper-noun spans as written: "Caroline", "New York"
+    # The query without its time phrase and change cue, for keyword search: "May" in "in May
+    # 2023" or "changed" in "what changed since" say when, not what ('' if nothing is left).
+    search_text: str = ""
 
 
 # Query-oriented: besides function words it drops request verbs ("tell", "remind"), so that
@@ -107,6 +113,14 @@ _INTENT_CUES = (
     # "where" and "how many" ask for an entity's attributes, which the entity lookup answers.
     (Intent.WHAT, _cues("what", "which", "where", "how many", "how much", "tell me about")),
 )
+# "What changed", "what's new", "anything new", "any updates": a question about what happened
+# in a period, not about a topic. ("What new hobby did she start?" asks about a hobby.)
+_CHANGE_CUE = re.compile(
+    r"\b(?:what(?:'s|’s|\s+has|\s+have|\s+had)?\s+changed|what(?:'s|’s|\s+is)\s+new"
+    r"|(?:anything|something)\s+(?:new|changed)|any\s+(?:changes|updates|news)"
+    r"|(?:changes|updates|news)(?=\s+since\b))\b",
+    re.IGNORECASE,
+)
 _OPENING_QUESTION_WORD = re.compile(r"^\W*(?:what|which|who|whom|whose|where|how)\b")
 
 
@@ -167,19 +181,31 @@ def _proper_nouns(text: str) -> tuple[str, ...]:
     return tuple(spans)
 
 
-def plan(query: str, now: datetime) -> QueryPlan:
-    """Read intent, time range, keywords and names from a query. Never raises on text."""
+def plan(query: str, now: datetime, *, recent: timedelta | None = None) -> QueryPlan:
+    """Read intent, time range, keywords and names from a query. Never raises on text.
+
+    ``recent``: how far back "recently" reaches (None: it names no time).
+    """
     now = utc(now)
-    found = find_range(query, now)
+    found = find_range(query, now, recent=recent)
     # The time phrase is neither a keyword nor a name ("May" in "in May 2023").
     rest = query if found is None else f"{query[: found.start]} , {query[found.end :]}"
     capitalized = _proper_nouns(rest)
+    change = _CHANGE_CUE.search(rest)
+    topic = rest if change is None else f"{rest[: change.start()]} , {rest[change.end() :]}"
+    keywords = tuple(dict.fromkeys(content_words(topic)))
     return QueryPlan(
-        intent=_intent(query),
+        intent=Intent.CHANGE if change else _intent(query),
         after=found.after if found else None,
         before=found.before if found else None,
         time_phrase=query[found.start : found.end] if found else None,
+        grain=found.grain if found else None,
         complex=_is_complex(query, capitalized),
-        keywords=tuple(dict.fromkeys(content_words(rest))),
+        keywords=keywords,
         capitalized=capitalized,
+        search_text=_search_text(topic) if keywords else "",
     )
+
+
+def _search_text(text: str) -> str:
+    return " ".join(word for word in re.split(r"[\s,]+", text) if word)

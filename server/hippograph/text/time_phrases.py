@@ -245,6 +245,10 @@ class Found:
     before: datetime | None
     start: int  # where the phrase (with its preposition) sits in the text
     end: int
+    # The length of the period the phrase names: a day for "yesterday" or "since 8 May", a
+    # week for "since last week", the whole range for "between March and June". It is the
+    # phrase's own precision, the scale on which a time is near or far from the range.
+    grain: timedelta
 
 
 def _hits(text: str, now: datetime) -> list[_Hit]:
@@ -285,8 +289,30 @@ def _bounds(preposition: str | None, span: _Span) -> tuple[datetime | None, date
     return span.start, span.end
 
 
-def find_range(text: str, now: datetime, *, whole: bool = False) -> Found | None:
-    """The first time phrase in `text`; with `whole`, only one that is all of `text`."""
+_RECENTLY = re.compile(r"\b(?:recently|lately|of\s+late|these\s+days|(?:the\s+)?recent\s+days)\b", _FLAGS)
+
+
+def find_range(
+    text: str, now: datetime, *, whole: bool = False, recent: timedelta | None = None
+) -> Found | None:
+    """The first time phrase in `text`; with `whole`, only one that is all of `text`.
+
+    With `recent`, "recently" (or "lately") reads as the last `recent` up to now, but only when
+    the text names no other time: in "what did she start recently, as she said on 3 June" the
+    date is the time asked about.
+    """
+    found = _first_range(text, now, whole=whole)
+    if found is None and recent is not None:
+        vague = _RECENTLY.search(text)
+        if vague and (not whole or (vague.start(), vague.end()) == (0, len(text))):
+            try:
+                found = Found(now - recent, None, vague.start(), vague.end(), recent)
+            except OverflowError:  # "recently" in the first days of year 1
+                return None
+    return found
+
+
+def _first_range(text: str, now: datetime, *, whole: bool) -> Found | None:
     hits = _hits(text, now)
     for i, hit in enumerate(hits):
         # Look only just before the hit, so that a long text stays linear.
@@ -297,16 +323,12 @@ def find_range(text: str, now: datetime, *, whole: bool = False) -> Found | None
         if word in ("between", "from") and following and _JOINER.fullmatch(text, hit.end, following.start):
             first = _read_before(hit, following.span) if hit.form.needs else hit.span
             # min/max: "between June and May 2023" still gives a range.
-            found = Found(
-                min(first.start, following.span.start),
-                max(first.end, following.span.end),
-                start,
-                following.end,
-            )
+            after, before = min(first.start, following.span.start), max(first.end, following.span.end)
+            found = Found(after, before, start, following.end, before - after)
         elif hit.form.needs and word not in hit.form.needs and not whole:
             continue
         else:
-            found = Found(*_bounds(word, hit.span), start, hit.end)
+            found = Found(*_bounds(word, hit.span), start, hit.end, hit.span.end - hit.span.start)
         if whole and (found.start, found.end) != (0, len(text)):
             return None
         return found
