@@ -79,7 +79,7 @@ def main() -> None:
             f"owner kill -9 under 2 writing proxies (retries reach the next owner), {rounds} rounds",
             f"attempted {tally.attempted}, acknowledged {len(tally.acknowledged)}, "
             f"missing {report['missing']}, duplicated {report['duplicated']}, "
-            f"errors {len(tally.errors)} (applied, reply lost in the crash), "
+            f"errors {len(tally.errors)} ({'; '.join(sorted({e[:90] for e in tally.errors})) or 'none'}), "
             f"index disagrees {report['index_disagrees']}, {time.perf_counter() - start:.0f} s",
         )
     )
