@@ -44,6 +44,7 @@ from hippograph.service.writes import Writer
 from hippograph.store.embed import Embedder, FastEmbedder
 from hippograph.store.entity_index import EntityIndex
 from hippograph.store.graph import GraphStore
+from hippograph.store.ner import NameFinder, shared_recogniser
 from hippograph.store.vectors import VectorStore
 
 log = logging.getLogger(__name__)
@@ -103,7 +104,9 @@ class Memory(MemoryAPI):
             policy=policy,
             clock=clock,
             sessions=SessionTails(graph),
+            names=NameFinder(shared_recogniser()),
         )
+        self.stores.names.start()  # loads in the background: the first write waits for it
         self.upkeep = Upkeep(self.stores)
         self.reader = Reader(self.stores)
         self.writer = Writer(self.stores, self.reader.search)
