@@ -60,8 +60,11 @@ _BATCH = 64
 
 def model_dir() -> Path:
     """The shipped model's directory, its loaded files checked against their pinned hashes."""
-    config = packaged_file(_DISTRIBUTION, f"{_MODEL_DIR}/config.cfg")
-    root = config.parent
+    return checked(packaged_file(_DISTRIBUTION, f"{_MODEL_DIR}/config.cfg").parent)
+
+
+def checked(root: Path) -> Path:
+    """``root``, if every file spacy.load reads there has its pinned hash; else ModelUnavailable."""
     for name, expected in _FILES_SHA256.items():
         if sha256_of(root / name) != expected:
             raise ModelUnavailable(
