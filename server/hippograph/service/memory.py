@@ -104,9 +104,8 @@ class Memory(MemoryAPI):
             policy=policy,
             clock=clock,
             sessions=SessionTails(graph),
-            names=NameFinder(shared_recogniser()),
+            names=NameFinder(shared_recogniser()),  # loads on first use, or with start_background
         )
-        self.stores.names.start()  # loads in the background: the first write waits for it
         self.upkeep = Upkeep(self.stores)
         self.reader = Reader(self.stores)
         self.writer = Writer(self.stores, self.reader.search)
@@ -307,7 +306,9 @@ class Memory(MemoryAPI):
     # ------------------------------------------------------------ lifetime
 
     def start_background(self) -> None:
-        """Run maintenance, and tune the indexes, on intervals (for long-lived servers)."""
+        """Run maintenance, and tune the indexes, on intervals (for long-lived servers); load the
+        NER model now, so the first write need not wait for it."""
+        self.stores.names.start()
         if self.settings.maintenance_interval_s > 0:
             self._spawn("hippograph-maintenance", self.settings.maintenance_interval_s, self.maintain)
         self._spawn("hippograph-index", 60.0, self.tune_indexes, first_run=True)

@@ -5,10 +5,10 @@ we load its directory with ``spacy.load`` (never import the package's code) afte
 the files we load against pinned hashes, with only the ``ner`` pipe: the tagger, parser and
 lemmatizer cost time and the recogniser does not use them (it has its own tok2vec).
 
-Loading (~1 s import + ~0.4 s model on two cores) runs once per process in a background thread,
-started when a memory opens, so server start does not wait for it; the first write that needs
-it waits. If spaCy or the model is missing or altered, the rules alone find names and a
-warning says why.
+Loading (~1 s import + ~0.4 s model on two cores) runs once per process in a background thread:
+a long-lived server starts it once its stores are open (``Memory.start_background``), so start
+does not wait for it; elsewhere (a CLI command, a test) the first write starts it and waits.
+If spaCy or the model is missing or altered, the rules alone find names and a warning says why.
 """
 
 from __future__ import annotations
