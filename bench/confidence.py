@@ -33,7 +33,10 @@ from hippograph.retrieval.policy import RetrievalPolicy
 from hippograph.service.memory import Memory
 
 FLOORS = [round(0.2 + 0.01 * i, 2) for i in range(61)]
-MAX_LOSS = 0.01
+# The floor is the highest that costs the conversations it is chosen on at most this much R@10.
+# Half the 0.01 the issue allows: on held-out conversations the cost ran up to 1.5x the cost on
+# the ones the floor was chosen on (first run, at 0.01: held-out costs 0.006-0.015).
+MAX_LOSS = 0.005
 
 
 @dataclass
@@ -101,6 +104,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         table.append((conv.conv_id, floor, *_figures(held, floor)))
     default = RetrievalPolicy().min_relevance
     overall = _figures(rows, default)
+    on_all = max(
+        (f for f in FLOORS if _figures(rows, f)[0] - _figures(rows, f)[1] <= MAX_LOSS), default=FLOORS[0]
+    )
     lines = [
         "# No confident match",
         "",
@@ -114,12 +120,21 @@ def main(argv: Sequence[str] | None = None) -> None:
         *(f"| {c} | {f:.2f} | {p:.3f} | {g:.3f} | {r:.1%} |" for c, f, p, g, r in table),
         "",
         f"Default floor {default:.2f} on all: R@10 {overall[0]:.3f} -> {overall[1]:.3f} "
-        f"(cost {overall[0] - overall[1]:.3f}); foreign questions with no confident match {overall[2]:.1%}.",
+        f"(cost {overall[0] - overall[1]:.3f}); foreign questions with no confident match {overall[2]:.1%}. "
+        f"The rule, applied to all {len(convs)} conversations, chooses {on_all:.2f}.",
     ]
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "confidence.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
     (args.out / "confidence.json").write_text(
-        json.dumps({"folds": table, "default": [default, *overall]}, indent=1), encoding="utf-8"
+        json.dumps(
+            {
+                "folds": table,
+                "default": [default, *overall],
+                "chosen_on_all": on_all,
+                "rows": [dataclasses.asdict(r) for r in rows],
+            }
+        ),
+        encoding="utf-8",
     )
     print("\n".join(lines))
 
