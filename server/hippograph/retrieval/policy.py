@@ -96,4 +96,4 @@ class RetrievalPolicy:
     # means the same for every query), gets no results. Chosen by leave-one-conversation-out
     # on LoCoMo dev, each conversation asked its own and another conversation's questions
     # (bench/results/confidence.md).
-    min_relevance: float = 0.45
+    min_relevance: float = 0.49
