@@ -373,6 +373,19 @@ class VectorStore:
         return dict(zip(data.column("id").to_pylist(), data.column(column).to_pylist(), strict=True))
 
     @readable
+    def similarities(self, table: str, ids: Sequence[str], vector: np.ndarray) -> dict[str, float]:
+        """Cosine similarity of ``vector`` to each of these rows (ids not indexed are left out)."""
+        if not ids:
+            return {}
+        self._flush_for_read()
+        rows = self._tables[table].search().where(f"id IN {id_list(ids)}").select(["id", "vector"])
+        data = rows.limit(None).to_arrow()
+        stored = np.asarray(data.column("vector").to_pylist(), dtype=np.float32).reshape(-1, self._dim)
+        norms = np.linalg.norm(stored, axis=1)
+        sims = stored @ unit(vector) / np.where(norms > 0, norms, 1.0)
+        return dict(zip(data.column("id").to_pylist(), map(float, sims), strict=True))
+
+    @readable
     def vector_search(self, table: str, vector: np.ndarray, k: int, where: Filter | None = None) -> list[Hit]:
         if table == "entities" and (where is None or where == Filter(scopes=where.scopes)):
             matrix = self._entity_matrix()
