@@ -33,7 +33,7 @@ LAYERS = {
     "__main__": 10,
 }
 # Third-party engines each unit may touch: the stores own every database and the model.
-ENGINES = {"kuzu", "lancedb", "fastembed", "pyarrow", "onnxruntime"}
+ENGINES = {"kuzu", "lancedb", "fastembed", "pyarrow", "onnxruntime", "spacy"}
 ENGINE_OWNERS = {"store"}
 
 

@@ -267,7 +267,10 @@ class SearchHit(BaseModel):
     content: str
     kind: str
     status: str = Field(description="staged, confirmed, dormant, superseded, retracted or purged.")
-    score: float = Field(description="Final score (3 significant digits); higher is better.")
+    score: float = Field(description="Rank score (3 significant digits): orders this query's results only.")
+    relevance: float = Field(
+        description="Closeness in meaning to the query, 0..1, comparable across queries (cosine)."
+    )
     time: str = Field(description="When it happened if known, else when it was stored (ISO 8601, UTC).")
     entities: list[str] = Field(default_factory=list)
     contested_by: list[str] = Field(

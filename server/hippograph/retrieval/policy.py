@@ -96,3 +96,9 @@ class RetrievalPolicy:
     # about Maya, and a fact that only addresses her by name, or shares the question's other
     # words, is less likely what is asked for.
     anchor_bonus: float = 1.0
+    # "No confident match": a query that names someone or something no visible fact mentions,
+    # and whose best result is less similar than this (cosine of the MiniLM vectors, which
+    # means the same for every query), gets no results. Chosen by leave-one-conversation-out
+    # on LoCoMo dev, each conversation asked its own and another conversation's questions
+    # (bench/results/confidence.md).
+    min_relevance: float = 0.49

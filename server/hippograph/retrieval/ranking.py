@@ -73,6 +73,9 @@ class Ranked:
     score: float
     detail: dict[str, Any]
     status: FactStatus
+    # How close in meaning the fact is to the query: the cosine similarity of their vectors
+    # (0..1 in practice; the same scale for every query, unlike ``score``).
+    relevance: float = 0.0
 
     @property
     def reasons(self) -> dict[str, Any]:

@@ -120,7 +120,31 @@ class Retriever:
             policy=self.policy,
             lookback=lookback,
         )
+        ranked = self._with_relevance(ranked, vector)
+        unknown = self._unknown_names(plan, where)
+        if unknown and max((r.relevance for r in ranked), default=0.0) < self.policy.min_relevance:
+            notes.append(f"no confident match: no fact mentions {', '.join(unknown)}")
+            return [], notes
         return ranked, notes
+
+    def _with_relevance(self, ranked: list[Ranked], vector: np.ndarray) -> list[Ranked]:
+        """Each result with its cosine similarity to the query (from the vector channel, or the index)."""
+        known = {r.fact.id: r.candidate.channels.get("vector", {}).get("score") for r in ranked}
+        missing = [fid for fid, sim in known.items() if sim is None]
+        known |= self._vectors.similarities("facts", missing, vector) if missing else {}
+        return [replace(r, relevance=max(0.0, float(known.get(r.fact.id) or 0.0))) for r in ranked]
+
+    def _unknown_names(self, plan: QueryPlan, where: Filter) -> list[str]:
+        """The names the query writes (capitalised spans) that are no visible entity's and that
+        no visible fact contains."""
+        scopes = where.scopes or ()
+        visible = Filter(scopes=where.scopes)
+        return [
+            name
+            for name in plan.capitalized
+            if not any(self._entities.mentions(name, scope) for scope in scopes)
+            and not self._vectors.text_search("facts", name, 1, visible)
+        ]
 
     def retrieve(
         self, query: str, vector: np.ndarray, where: Filter, limit: int, plan: QueryPlan

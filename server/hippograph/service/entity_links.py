@@ -1,38 +1,53 @@
-"""Which entities a new fact is about: subject, object, the names given and known names it mentions."""
+"""Which entities a new fact is about: subject, object, the names given, and the names its text holds.
+
+Names in the text come from ``store.ner.NameFinder`` (found before the write lock is taken)
+and from the entity index (known names and aliases, and known people by first name). A name
+resolves to an entity the fact's scope sees: by exact name or alias first, else by first name
+when exactly one person answers to it ("Priya" -> "Priya Raman"); only a name that resolves to
+nothing makes a new entity, typed as the recogniser typed it (``concept`` if unknown).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
 
-from hippograph.domain.models import Entity, Fact
+from hippograph.domain.models import Entity, Fact, name_key
 from hippograph.service.shaping import new_id
 from hippograph.store.entity_index import EntityIndex
+from hippograph.text.names import UNKNOWN_TYPE, Name
+
+_FIRST_NAMED = frozenset({"person", UNKNOWN_TYPE})  # as the entity index's first-name rule
 
 
 def plan_entities(
-    fact: Fact, explicit: Sequence[str], now: datetime, index: EntityIndex
+    fact: Fact, explicit: Sequence[str], now: datetime, index: EntityIndex, found: Sequence[Name] = ()
 ) -> tuple[list[tuple[str, Entity]], list[Entity]]:
     """Which entities the fact is ABOUT (role, entity), and which of them are new."""
     linked: list[tuple[str, Entity]] = []
     created: list[Entity] = []
+    # A name the caller gave that the text also holds takes the type found for it there.
+    types = {name_key(n.text): n.type for n in found}
 
-    def resolve(name: str, create: bool) -> Entity | None:
-        found = index.resolve(name, fact.scope)
-        if found is None:
-            found = next((e for e in created if e.name.casefold() == name.casefold()), None)
-        if found is None and create:
-            found = Entity(
+    def resolve(name: str, create: bool, kind: str | None = None) -> Entity | None:
+        key = name_key(name)
+        entity = index.resolve(name, fact.scope)
+        if entity is None:
+            entity = next((e for e in created if name_key(e.name) == key), None)
+        if entity is None:
+            entity = index.by_first_name(name, fact.scope) or _by_first_name(key, created)
+        if entity is None and create:
+            entity = Entity(
                 id=new_id("e"),
                 name=name,
-                type="concept",
+                type=kind or types.get(key, UNKNOWN_TYPE),
                 scope=fact.scope,
                 mention_count=1,
                 first_seen=now,
                 last_mentioned=now,
             )
-            created.append(found)
-        return found
+            created.append(entity)
+        return entity
 
     def add(role: str, entity: Entity | None) -> None:
         if entity is not None and all(entity.id != e.id for _, e in linked):
@@ -44,6 +59,19 @@ def plan_entities(
         add("object", resolve(fact.object, create=fact.object in explicit))
     for name in explicit:
         add("mention", resolve(name, create=True))
+    # Full names before single words: "Priya Raman ... Priya" makes one entity, not two.
+    for named in sorted(found, key=lambda n: -len(n.text.split())):
+        add("mention", resolve(named.text, create=True, kind=named.type))
     for entity in index.mentions(fact.content, fact.scope):
         add("mention", entity)
     return linked, created
+
+
+def _by_first_name(key: str, created: Sequence[Entity]) -> Entity | None:
+    """The one entity made for this fact whose name of several words starts with ``key``."""
+    if " " in key:
+        return None
+    named = [
+        e for e in created if e.type in _FIRST_NAMED and name_key(e.name).split()[0] == key and " " in e.name
+    ]
+    return named[0] if len(named) == 1 else None

@@ -44,6 +44,7 @@ from hippograph.service.writes import Writer
 from hippograph.store.embed import Embedder, FastEmbedder
 from hippograph.store.entity_index import EntityIndex
 from hippograph.store.graph import GraphStore
+from hippograph.store.ner import NameFinder, shared_recogniser
 from hippograph.store.vectors import VectorStore
 
 log = logging.getLogger(__name__)
@@ -103,6 +104,7 @@ class Memory(MemoryAPI):
             policy=policy,
             clock=clock,
             sessions=SessionTails(graph),
+            names=NameFinder(shared_recogniser()),  # loads on first use, or with start_background
         )
         self.upkeep = Upkeep(self.stores)
         self.reader = Reader(self.stores)
@@ -304,7 +306,9 @@ class Memory(MemoryAPI):
     # ------------------------------------------------------------ lifetime
 
     def start_background(self) -> None:
-        """Run maintenance, and tune the indexes, on intervals (for long-lived servers)."""
+        """Run maintenance, and tune the indexes, on intervals (for long-lived servers); load the
+        NER model now, so the first write need not wait for it."""
+        self.stores.names.start()
         if self.settings.maintenance_interval_s > 0:
             self._spawn("hippograph-maintenance", self.settings.maintenance_interval_s, self.maintain)
         self._spawn("hippograph-index", 60.0, self.tune_indexes, first_run=True)

@@ -111,6 +111,7 @@ class Reader:
                 r.fact,
                 status=r.status.value,
                 score=r.score,
+                relevance=r.relevance,
                 entity_names=names.get(r.fact.id, []),
                 contested_by=contested.get(r.fact.id, []),
                 reasons=r.reasons,

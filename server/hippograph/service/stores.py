@@ -21,6 +21,7 @@ from hippograph.service.shaping import Clock
 from hippograph.store.embed import Embedder
 from hippograph.store.entity_index import EntityIndex
 from hippograph.store.graph import EVERYWHERE, GraphStore
+from hippograph.store.ner import NameFinder
 from hippograph.store.read_model import SessionKey
 from hippograph.store.vectors import VectorStore
 
@@ -120,6 +121,7 @@ class Stores:
     policy: lc.LifecyclePolicy
     clock: Clock
     sessions: SessionTails
+    names: NameFinder  # names in a new fact's text (people, places, code), typed
     # Every write takes it: what a write reads to plan it stays true until it commits.
     write_lock: threading.RLock = field(default_factory=threading.RLock)
 

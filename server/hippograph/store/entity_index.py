@@ -2,7 +2,8 @@
 
 Loaded from the graph at start and kept current by the service after each commit, so
 linking "Alice" in a new fact or spotting "Project Apollo" in a query costs a few dict
-lookups instead of a graph scan.
+lookups instead of a graph scan. A first name finds the one person a caller sees by that
+first name ("Priya" -> "Priya Raman"), and nobody when several share it.
 """
 
 from __future__ import annotations
@@ -13,17 +14,22 @@ from collections.abc import Iterable
 
 from hippograph.domain.models import Entity, name_key
 from hippograph.domain.visibility import visible_scopes
+from hippograph.text.query_intent import STOPWORDS
 
 _WORD = re.compile(r"\w+")
 _MAX_NGRAM = 5
 # One- and two-letter names ("I", "AI") would match half of all prose.
 _MIN_KEY_CHARS = 3
+# Entities a first name may stand for: people, and names callers gave without a type. A
+# place or an organisation is not called by its first word ("New" for "New York").
+_FIRST_NAMED = frozenset({"person", "concept"})
 
 
 class EntityIndex:
     def __init__(self, entities: Iterable[Entity] = ()) -> None:
         self._by_id: dict[str, Entity] = {}
         self._by_key: dict[tuple[str, str], str] = {}  # (scope, key) -> id
+        self._by_first: dict[tuple[str, str], set[str]] = {}  # (scope, first word) -> ids
         self._lock = threading.Lock()
         for entity in entities:
             self.put(entity)
@@ -33,12 +39,17 @@ class EntityIndex:
             self._by_id[entity.id] = entity  # replaces a stale copy (counts, aliases)
             for label in (entity.name, *entity.aliases):
                 self._by_key.setdefault((entity.scope, name_key(label)), entity.id)
+            first = _first_word(entity)
+            if first:
+                self._by_first.setdefault((entity.scope, first), set()).add(entity.id)
 
     def remove(self, entity_id: str) -> None:
         with self._lock:
             self._by_id.pop(entity_id, None)
             for key in [k for k, v in self._by_key.items() if v == entity_id]:
                 del self._by_key[key]
+            for ids in self._by_first.values():
+                ids.discard(entity_id)
 
     def get(self, entity_id: str) -> Entity | None:
         return self._by_id.get(entity_id)
@@ -53,9 +64,23 @@ class EntityIndex:
                 return self._by_id[entity_id]
         return None
 
+    def by_first_name(self, name: str, scope: str) -> Entity | None:
+        """The one person (or untyped entity) of several words whose first word is ``name``,
+        among those a caller in ``scope`` sees; None if there are none or several."""
+        key = name_key(name)
+        if " " in key or len(key) < _MIN_KEY_CHARS:
+            return None
+        ids = self._first_named(key, visible_scopes(scope))
+        return self.get(next(iter(ids))) if len(ids) == 1 else None
+
+    def _first_named(self, key: str, scopes: tuple[str, ...]) -> set[str]:
+        return {eid for s in scopes for eid in self._by_first.get((s, key), ())}
+
     def mentions(self, text: str, scope: str) -> list[Entity]:
-        """Entities whose name or alias appears in ``text`` as whole words, longest match first."""
-        words = [w.casefold() for w in _WORD.findall(text)]
+        """Entities whose name or alias appears in ``text`` as whole words, longest match first,
+        then those a capitalised word names by first name."""
+        written = _WORD.findall(text)
+        words = [w.casefold() for w in written]
         keys = [name_key(word) for word in words]  # a span's key is its words' keys, joined
         found: dict[str, Entity] = {}
         covered = [False] * len(words)
@@ -68,6 +93,13 @@ class EntityIndex:
                 if entity is not None and entity.id not in found:
                     found[entity.id] = entity
                     covered[start:end] = [True] * size
+        # A capitalised word left over may be a known person's first name ("Priya").
+        for i, word in enumerate(written):
+            if covered[i] or not word[0].isupper() or words[i] in STOPWORDS:
+                continue
+            entity = self.by_first_name(word, scope)
+            if entity is not None and entity.id not in found:
+                found[entity.id] = entity
         return list(found.values())
 
     def __len__(self) -> int:
@@ -92,6 +124,14 @@ class PendingEntities(EntityIndex):
             return super()._find(key, scope)
         return super().get(found.id) or found
 
+    def _first_named(self, key: str, scopes: tuple[str, ...]) -> set[str]:
+        return self._committed._first_named(key, scopes) | super()._first_named(key, scopes)
+
     def staged(self) -> list[Entity]:
         """Every entity the batch created or changed, in its latest state."""
         return list(self._by_id.values())
+
+
+def _first_word(entity: Entity) -> str | None:
+    words = name_key(entity.name).split()
+    return words[0] if len(words) >= 2 and entity.type in _FIRST_NAMED else None

