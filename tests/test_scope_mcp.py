@@ -60,7 +60,8 @@ async def test_a_scope_shows_nothing_of_another_that_shares_its_session(client: 
 
     seen = []
     for tool, arguments in (
-        ("search", {"query": "Falcon launch codes blue vault", "scope": "project:hack"}),
+        # Unnamed, so it is answered; named ("Falcon ...", below) it gets "no confident match".
+        ("search", {"query": "launch codes blue vault", "scope": "project:hack"}),
         ("search", {"query": "ops lunch vault", "scope": "project:hack", "tags": ["ops"]}),
         ("recall", {"context": "Falcon launch codes in the vault", "scope": "project:hack"}),
     ):

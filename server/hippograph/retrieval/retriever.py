@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import logging
 import math
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
@@ -135,14 +136,17 @@ class Retriever:
         return [replace(r, relevance=max(0.0, float(known.get(r.fact.id) or 0.0))) for r in ranked]
 
     def _unknown_names(self, plan: QueryPlan, where: Filter) -> list[str]:
-        """The names the query writes (capitalised spans) that are no visible entity's and that
-        no visible fact contains."""
+        """The names the query writes (capitalised spans) that memory has never seen in the
+        caller's view: no visible entity or fact mentions them, and no visible scope is named so."""
         scopes = where.scopes or ()
         visible = Filter(scopes=where.scopes)
+        scope_words = {w for scope in scopes for w in re.split(r"[^\w]+|_", scope.casefold()) if w}
         return [
             name
             for name in plan.capitalized
-            if not any(self._entities.mentions(name, scope) for scope in scopes)
+            if not set(re.split(r"[^\w]+|_", name.casefold())) <= scope_words
+            and not any(self._entities.mentions(name, scope) for scope in scopes)
+            and not self._vectors.text_search("entities", name, 1, visible)
             and not self._vectors.text_search("facts", name, 1, visible)
         ]
 

@@ -59,10 +59,14 @@ def plan_entities(
         add("object", resolve(fact.object, create=fact.object in explicit))
     for name in explicit:
         add("mention", resolve(name, create=True))
-    # Full names before single words: "Priya Raman ... Priya" makes one entity, not two.
+    mentioned = index.mentions(fact.content, fact.scope)
+    # Full names before single words: "Priya Raman ... Priya" makes one entity, not two. A name
+    # inside a known one the text mentions ("apollo" in "project apollo") is that entity.
     for named in sorted(found, key=lambda n: -len(n.text.split())):
-        add("mention", resolve(named.text, create=True, kind=named.type))
-    for entity in index.mentions(fact.content, fact.scope):
+        key = f" {name_key(named.text)} "
+        inside = next((e for e in mentioned if key in f" {name_key(e.name)} "), None)
+        add("mention", inside or resolve(named.text, create=True, kind=named.type))
+    for entity in mentioned:
         add("mention", entity)
     return linked, created
 
