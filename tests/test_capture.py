@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from hippograph.text import transcripts
+from testkit.process import http_server
 from testkit.process import run_cli as hippograph
 
 FIXTURE = Path(__file__).parent / "data" / "capture" / "claude_code_session.jsonl"
@@ -185,3 +186,16 @@ def test_capture_a_plain_transcript_incrementally(tmp_path: Path, models_dir: Pa
     assert second.returncode == 0, second.stderr
     assert json.loads(second.stdout)["stored"] == 1
     assert len(_facts(data_dir, models_dir)) == 5
+
+
+@pytest.mark.anyio
+async def test_hooks_work_while_a_server_owns_the_data_dir(
+    tmp_path: Path, models_dir: Path, transcript: Path
+) -> None:
+    data_dir = tmp_path / "data"
+    async with http_server(data_dir, models_dir):
+        stop = hippograph(data_dir, models_dir, "hook", "claude-code", stdin=_event("Stop", transcript))
+        assert stop.returncode == 0, stop.stderr
+        found = hippograph(data_dir, models_dir, "search", "which database", "--scope", "project:apollo")
+        assert "PostgreSQL 16" in found.stdout
+        assert sorted(str(f["content"]) for f in _facts(data_dir, models_dir)) == sorted(TEXT_TURNS)

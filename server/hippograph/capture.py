@@ -43,7 +43,7 @@ FORMATS = ("claude-code", "plain")
 RECALL_BUDGET_TOKENS = 800  # a SessionStart hook's output is context the whole session pays for
 CAPTURE_EVENTS = ("Stop", "PreCompact", "SessionEnd")
 _MARKS_DIR = "capture"
-_LOCK_WAIT_S = 120.0
+_LOCK_WAIT_S = 50.0  # under Claude Code's 60 s hook timeout
 _TRUNCATED = " [... truncated: {kept} of {size} bytes kept]"
 
 
@@ -185,14 +185,15 @@ def _store(
     items = []
     for turn, item in zip(turns, episodes(turns, session_id, scope, settings.max_content_bytes), strict=True):
         # One turn holding a secret must not cost the conversation its other turns: each is
-        # screened alone first (the write screens the batch again, by the same rule).
+        # screened alone first, by this process's HIPPOGRAPH_SECRETS (the write screens the
+        # batch again; a turn masked here passes an owner that refuses).
         try:
-            screening.screen(item, settings.secrets)
+            screened = screening.screen(item, settings.secrets)
         except SecretDetected as err:
             report.skipped.append(f"line {turn.line + 1} ({turn.speaker}) not captured: {err}")
             continue
         report.truncated += len(f"{turn.speaker}: {turn.text}".encode()) > settings.max_content_bytes
-        items.append(item)
+        items.append(screened)
     if items:
         for out in memory.remember_many(items):
             if out.corroborated:
