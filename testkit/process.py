@@ -32,11 +32,14 @@ def server_env(data_dir: Path, models_dir: Path, **extra: str) -> dict[str, str]
     return env
 
 
-def run_cli(data_dir: Path, models_dir: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    """Run the console script as a user would, against a data dir."""
+def run_cli(
+    data_dir: Path, models_dir: Path, *args: str, stdin: str | None = None, **extra_env: str
+) -> subprocess.CompletedProcess[str]:
+    """Run the console script as a user (or a client's hook) would, against a data dir."""
     return subprocess.run(
         [PYTHON, "-m", "hippograph", *args],
-        env=server_env(data_dir, models_dir),
+        env=server_env(data_dir, models_dir, **extra_env),
+        input=stdin,
         capture_output=True,
         text=True,
         timeout=300,

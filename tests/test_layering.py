@@ -1,6 +1,7 @@
 """Dependencies point one way, and the folders say which way:
 
-    cli -> transports -> mcp_app / explorer -> sharing -> service -> retrieval -> store -> text -> domain
+    cli -> transports, capture -> mcp_app / explorer -> sharing -> service -> retrieval -> store
+        -> text -> domain
     api (the declared API), config, listening (HTTP listeners' limits) and wire (unreadable
     JSON-RPC messages) sit just above domain
 
@@ -29,6 +30,7 @@ LAYERS = {
     "explorer": 7,
     "mcp_app": 7,
     "transports": 8,
+    "capture": 8,
     "cli": 9,
     "__main__": 10,
 }

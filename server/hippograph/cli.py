@@ -12,7 +12,7 @@ import json
 import logging
 import os
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -85,6 +85,20 @@ def _parser() -> argparse.ArgumentParser:
 
     stats = sub.add_parser("stats", parents=[common], help="counts of what memory holds")
     stats.add_argument("--json", action="store_true", help="print JSON")
+
+    hook = sub.add_parser(
+        "hook", parents=[common], help="answer a client's hook event on stdin: recall at start, capture after"
+    )
+    hook.add_argument("client", choices=["claude-code"])
+
+    capture = sub.add_parser(
+        "capture", parents=[common], help="store a transcript's new turns as session episodes"
+    )
+    capture.add_argument("file", type=Path, help="JSON Lines of {role, content}, or Claude Code's")
+    capture.add_argument("--session", help="session id (default: one per file)")
+    capture.add_argument("--scope", help="scope of the episodes (default global)")
+    capture.add_argument("--format", choices=["plain", "claude-code"], default="plain")
+    capture.add_argument("--json", action="store_true", help="print JSON")
     return parser
 
 
@@ -113,13 +127,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         settings = _settings(args)
     except ValueError as err:
         print(f"hippograph: invalid setting: {err}", file=sys.stderr)
-        return EXIT_UNUSABLE
+        return EXIT_FAILED if command == "hook" else EXIT_UNUSABLE  # 2 would block a Stop hook
     _configure_logging(settings.log_level)
     # Every file the stores create is this user's alone (the data dir is 0700 as well).
     os.umask(0o077)
 
     from hippograph.sharing.proxy import SharedMemory  # deferred: loads the database engines
 
+    if command == "hook":
+        return _run_hook(settings, SharedMemory.open)
     if command == "serve":
         # Imported before the stores start opening in the background: both are CPU-bound
         # Python, and the server should be ready to answer the client first.
@@ -148,6 +164,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_FAILED
     finally:
         memory.close()
+
+
+def _run_hook(settings: Settings, open_memory: Callable[[Settings], SharedMemory]) -> int:
+    """A client's hook: never a traceback, and never exit 2, which Claude Code reads as "block
+    this" (a Stop hook exiting 2 would keep the model talking): any failure is one line and 1."""
+    from hippograph import capture
+
+    try:
+        capture.print_notes(capture.run_claude_code_hook(sys.stdin, sys.stdout, settings, open_memory))
+    except HippographError as err:
+        print(f"hippograph hook: {err}", file=sys.stderr)
+        return EXIT_FAILED
+    except Exception as err:  # the top of a hook: Claude Code shows stderr, so say it in one line
+        print(f"hippograph hook: failed: {type(err).__name__}: {err}", file=sys.stderr)
+        return EXIT_FAILED
+    return EXIT_OK
 
 
 @contextmanager
@@ -248,6 +280,19 @@ def _run_command(command: str, args: argparse.Namespace, memory: SharedMemory, s
         return EXIT_OK
     if command == "stats":
         _print(memory.stats(), args.json)
+        return EXIT_OK
+    if command == "capture":
+        from hippograph import capture
+
+        captured = capture.capture_file(
+            memory,
+            args.file,
+            session_id=args.session or capture.default_session(args.file),
+            scope=args.scope or "global",
+            format=args.format,
+        )
+        capture.print_notes(captured.skipped)
+        _print(captured.summary(), args.json)
         return EXIT_OK
     raise InternalError(f"unhandled command {command}")
 
