@@ -243,7 +243,7 @@ def _mcp_lines(name: str = "mcp_memory.jsonl") -> list[str]:
 def test_mcp_memory_file_becomes_entities_facts_and_relations(memory: Memory) -> None:
     report = import_mcp_memory(memory.stores, memory.upkeep, _mcp_lines())
 
-    assert (report.entities_added, report.facts_added) == (7, 16)
+    assert (report.entities_added, report.facts_added) == (7, 16 + 6)  # observations, relations
     maya = memory.entities.resolve("Maya_Chen", "global")
     sam = memory.entities.resolve("Sam Patel", "global")
     postgres = memory.entities.resolve("postgresql", "global")
@@ -257,15 +257,20 @@ def test_mcp_memory_file_becomes_entities_facts_and_relations(memory: Memory) ->
 
     # By meaning: no word of the question is in the observation.
     found = {h.content: h for h in memory.search("where is the company based").results[:3]}
-    assert found["Headquarters are in Porto"].entities == ["Northwind Labs"]
+    assert found["Northwind Labs: Headquarters are in Porto"].entities == ["Northwind Labs"]
     hit = memory.search("is Maya allergic to anything").results[0]
-    assert hit.content == "Is allergic to shellfish" and hit.entities == ["Maya_Chen"]
+    assert hit.content == "Maya_Chen: Is allergic to shellfish" and hit.entities == ["Maya_Chen"]
     fact = memory.graph.get_fact(hit.id)
     assert fact is not None
     assert (fact.source.value, fact.provenance.value, fact.subject) == ("import", "extracted", "Maya_Chen")
     # An observation naming another entity is linked to it as a mention.
     chaired = memory.search("who chairs the weekly planning").results[0]
+    assert chaired.content == "Weekly planning: Daniel Ortiz chairs it"
     assert set(chaired.entities) == {"Weekly planning", "Daniel Ortiz"}
+    # A relation reads as a sentence about both its ends.
+    mentors = memory.search("who does Maya mentor").results[0]
+    assert mentors.content == "Maya_Chen mentors Sam Patel"
+    assert set(mentors.entities) == {"Maya_Chen", "Sam Patel"}
 
 
 def test_importing_an_mcp_memory_file_twice_adds_nothing(memory: Memory) -> None:
@@ -275,7 +280,7 @@ def test_importing_an_mcp_memory_file_twice_adds_nothing(memory: Memory) -> None
     again = import_mcp_memory(memory.stores, memory.upkeep, _mcp_lines())
 
     assert (again.entities_added, again.facts_added, again.edges_added) == (0, 0, 0)
-    assert again.skipped_existing == 7 + 16 + 6
+    assert again.skipped_existing == 7 + (16 + 6) + 6  # entities, facts, relation edges
     assert first.skipped_existing == 0
     assert _counts(memory) == counts
 
@@ -293,16 +298,18 @@ def test_mcp_memory_import_reuses_entities_memory_already_knows(memory: Memory) 
 
     assert (report.entities_added, report.facts_added, report.skipped_existing) == (0, 1, 1)
     speaks = memory.search("which languages does Maya speak").results[0]
-    assert speaks.content == "Speaks Portuguese" and speaks.entities == ["maya chen"]
+    assert speaks.content == "Maya Chen: Speaks Portuguese" and speaks.entities == ["maya chen"]
     maya = memory.entities.get(known.id)
     assert maya is not None and maya.mention_count == 2
 
 
 def test_older_single_object_format_imports(memory: Memory) -> None:
     report = import_mcp_memory(memory.stores, memory.upkeep, _mcp_lines("mcp_memory_legacy.json"))
-    # 4 ABOUT subject edges, 1 RELATES, and "Maintains the billing service" mentions Billing service.
-    assert (report.entities_added, report.facts_added, report.edges_added) == (2, 4, 6)
-    assert memory.search("who is on call").results[0].content == "Is on call the first week of every month"
+    # 4 observations and 1 relation: 4 + 2 ABOUT edges, 1 RELATES, and "Maintains the billing
+    # service" mentions Billing service.
+    assert (report.entities_added, report.facts_added, report.edges_added) == (2, 5, 8)
+    on_call = memory.search("who is on call").results[0]
+    assert on_call.content == "Priya Raman: Is on call the first week of every month"
     with (DATA / "mcp_memory_legacy.json").open(encoding="utf-8") as file:  # as the CLI passes it
         assert import_mcp_memory(memory.stores, memory.upkeep, file).facts_added == 0
 
@@ -340,4 +347,22 @@ def test_an_old_style_mcp_memory_file_is_screened_and_masked_as_one_object(
         facts = list(memory.graph.all_facts())
     finally:
         memory.close()
-    assert [f.content for f in facts] == ["token [REDACTED:github-token]"]
+    assert [f.content for f in facts] == ["CI: token [REDACTED:github-token]"]
+
+
+def test_mcp_memory_observations_and_relations_are_facts_that_name_their_entities(memory: Memory) -> None:
+    report = memory.import_lines(_mcp_lines("mcp_memory_alice.jsonl"), "mcp-memory")
+    assert (report["entities_added"], report["facts_added"]) == (3, 7 + 2)
+
+    def top(query: str, n: int) -> list[str]:
+        return [hit.content for hit in memory.search(query).results[:n]]
+
+    assert set(top("Where does Alice live?", 2)) == {"Alice: Lives in Lisbon", "Alice: Moved to Porto"}
+    assert "Alice works at Acme" in top("Where does Alice work?", 2)
+    works = memory.search("Where does Alice work?").results
+    hit = next(h for h in works if h.content == "Alice works at Acme")
+    assert set(hit.entities) == {"Alice", "Acme"}
+    fact = memory.graph.get_fact(hit.id)
+    assert fact is not None and (fact.subject, fact.predicate, fact.object) == ("Alice", "works_at", "Acme")
+    # An observation that already names its entity is kept as written.
+    assert top("what does Acme make", 1) == ["Acme makes industrial robots"]

@@ -235,7 +235,10 @@ class MemoryAPI:
             Field(description="Where it came from: user_edit if the user said it directly."),
         ] = None,
         scope: Annotated[
-            str | None, Field(description="'global' (default), 'project:NAME' or 'session:ID'.")
+            str | None,
+            Field(
+                description="'global', 'project:NAME' or 'session:ID' (default: the server's, else global)."
+            ),
         ] = None,
         event_time: Annotated[
             str | None, Field(description="When it happened, ISO 8601 (e.g. 2024-05-08), if known.")
@@ -285,7 +288,7 @@ class MemoryAPI:
         ] = None,
         before: Annotated[str | None, Field(description="Only facts before this time (same forms).")] = None,
         scope: Annotated[
-            str | None, Field(description="Search this scope and global (default: global only).")
+            str | None, Field(description="Search this scope and global (default: the server's scope).")
         ] = None,
         include_history: Annotated[
             bool, Field(description="Also return superseded and forgotten facts.")
@@ -321,7 +324,9 @@ class MemoryAPI:
         budget_tokens: Annotated[
             int | None, Field(description="Most tokens the whole reply may use (default 1000).")
         ] = None,
-        scope: Annotated[str | None, Field(description="Scope to recall from, plus global.")] = None,
+        scope: Annotated[
+            str | None, Field(description="Scope to recall from, plus global (default: the server's scope).")
+        ] = None,
         limit: Annotated[int, Field(description="How many ranked facts to draw on."), INTERNAL] = 20,
     ) -> RecallOut:
         """Recall what memory holds about a task as markdown within a token budget: the best
@@ -357,7 +362,7 @@ class MemoryAPI:
             ),
         ] = None,
         scope: Annotated[
-            str | None, Field(description="Where query looks (default: global)."), INTERNAL
+            str | None, Field(description="Where query looks, plus global (default: global)."), INTERNAL
         ] = None,
         # The rest default to the old fact's, as remember would take them.
         entities: Annotated[list[str] | None, Field(description="Entity names."), INTERNAL] = None,

@@ -41,11 +41,16 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--transport", choices=["stdio", "sse", "http"], help="env HIPPOGRAPH_TRANSPORT")
     serve.add_argument("--host", help="bind address for sse/http (default 127.0.0.1)")
     serve.add_argument("--port", type=int, help="port for sse/http (default 8765)")
+    serve.add_argument(
+        "--scope",
+        help="default scope of calls that name none, e.g. project:falcon "
+        "(env HIPPOGRAPH_SCOPE; default global)",
+    )
 
     search = sub.add_parser("search", parents=[common], help="search memory, as the search tool does")
     search.add_argument("query")
     search.add_argument("--limit", type=int, default=10)
-    search.add_argument("--scope")
+    search.add_argument("--scope", help="search this scope and global (env HIPPOGRAPH_SCOPE; default global)")
     search.add_argument("--json", action="store_true", help="print JSON")
 
     maintain = sub.add_parser(
@@ -73,7 +78,7 @@ def _parser() -> argparse.ArgumentParser:
     imp = sub.add_parser("import", parents=[common], help="read memory from a JSON Lines file")
     imp.add_argument("file", type=Path)
     imp.add_argument("--format", choices=["hippograph", "mcp-memory"], default="hippograph")
-    imp.add_argument("--scope", help="scope for mcp-memory imports (default global)")
+    imp.add_argument("--scope", help="scope for mcp-memory imports (env HIPPOGRAPH_SCOPE; default global)")
     imp.add_argument("--json", action="store_true", help="print JSON")
 
     explore = sub.add_parser("explore", parents=[common], help="browse the memory graph in a local web page")
@@ -105,7 +110,7 @@ def _parser() -> argparse.ArgumentParser:
 def _settings(args: argparse.Namespace) -> Settings:
     overrides: dict[str, Any] = {
         key: value
-        for key in ("data_dir", "log_level", "transport", "host", "port")
+        for key in ("data_dir", "log_level", "transport", "host", "port", "scope")
         if (value := getattr(args, key, None)) is not None
     }
     return Settings(**overrides)
@@ -210,14 +215,20 @@ def _run_command(command: str, args: argparse.Namespace, memory: SharedMemory, s
         from hippograph.mcp_app import build_server
         from hippograph.transports import run
 
-        log.info("hippograph %s serving %s from %s", __version__, settings.transport, settings.data_dir)
+        log.info(
+            "hippograph %s serving %s from %s, default scope %s",
+            __version__,
+            settings.transport,
+            settings.data_dir,
+            settings.scope,
+        )
         try:
-            run(build_server(memory), settings)
+            run(build_server(memory, scope=settings.scope), settings)
         except KeyboardInterrupt:  # Ctrl-C or SIGTERM: a requested stop, not a failure
             log.info("stopped")
         return EXIT_OK
     if command == "search":
-        out = memory.search(args.query, limit=args.limit, scope=args.scope)
+        out = memory.search(args.query, limit=args.limit, scope=settings.scope)
         if args.json:
             print(out.model_dump_json(indent=2))
             return EXIT_OK
@@ -263,7 +274,7 @@ def _run_command(command: str, args: argparse.Namespace, memory: SharedMemory, s
             print(f"hippograph: cannot read {args.file}: {err.strerror}", file=sys.stderr)
             return EXIT_FAILED
         with _working(f"importing {len(lines)} lines from {args.file.name} and indexing"):
-            report = memory.import_lines(lines, args.format, args.scope)
+            report = memory.import_lines(lines, args.format, settings.scope)
         _print(report, args.json)
         return EXIT_OK
     if command == "explore":

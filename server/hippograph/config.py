@@ -14,6 +14,9 @@ import platformdirs
 from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from hippograph.domain import validation
+from hippograph.domain.errors import InvalidInput
+
 DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 
 Transport = Literal["stdio", "sse", "http"]
@@ -49,6 +52,11 @@ class Settings(BaseSettings):
     transport: Transport = "stdio"
     host: str = Field(default="127.0.0.1", description="HTTP transports bind here (loopback by default).")
     port: int = Field(default=8765, ge=0, le=65535)
+    scope: str = Field(
+        default="global",
+        description="This server's default scope ('global', 'project:NAME' or 'session:ID'): a tool call "
+        "or resource read that names no scope writes there and reads there plus global.",
+    )
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
     header_timeout_s: float = Field(
         default=5.0,
@@ -94,6 +102,14 @@ class Settings(BaseSettings):
     @classmethod
     def _expand(cls, value: Path | None) -> Path | None:
         return value.expanduser() if value is not None else None
+
+    @field_validator("scope", mode="before")
+    @classmethod
+    def _scope(cls, value: str | None) -> str:
+        try:
+            return validation.scope(value)
+        except InvalidInput as err:  # pydantic reports a ValueError as an invalid setting
+            raise ValueError(str(err)) from err
 
     @property
     def model_cache_dir(self) -> Path:

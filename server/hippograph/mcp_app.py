@@ -2,6 +2,11 @@
 
 A tool validates nothing itself: it calls the memory and returns its reply. Anticipated
 failures (``HippographError``) become tool errors whose message the model can act on.
+
+Each server has a default scope (``Settings.scope``: ``HIPPOGRAPH_SCOPE``, ``serve --scope``):
+a call or resource read that names no scope gets it here, in the process the client talks to,
+before the memory runs it or sends it to the owner, so two servers of one data dir (an IDE
+window on project X, a desktop chat on global) each keep their own.
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ from hippograph import __version__
 from hippograph.api import OPERATIONS, MemoryAPI, Operation
 from hippograph.domain import replies
 from hippograph.domain.errors import HippographError, InvalidInput, NotFound
+from hippograph.domain.models import GLOBAL_SCOPE
 from hippograph.wire import answering_malformed, stdin_lines
 
 INSTRUCTIONS = """\
@@ -58,8 +64,13 @@ _PROGRESS: dict[str, tuple[str, Callable[[Any], str]]] = {
 }
 
 
-def _tool(operation: Operation, memory: MemoryAPI, bus: InMemorySubscriptionBus) -> Callable[..., Any]:
+def _tool(
+    operation: Operation, memory: MemoryAPI, bus: InMemorySubscriptionBus, scope: str
+) -> Callable[..., Any]:
     """The MCP tool for one API operation: its declared signature, run in a worker thread.
+
+    An operation with a ``scope`` parameter (even one the tool does not show, as correct's)
+    runs in ``scope``, the server's default, unless the call names another.
 
     The reply is ``replies.lean``'s compact form, as structured content and as its JSON text.
     Anticipated failures become tool errors the model sees verbatim; after a successful write,
@@ -67,8 +78,11 @@ def _tool(operation: Operation, memory: MemoryAPI, bus: InMemorySubscriptionBus)
     """
     name = operation.name
     progress = _PROGRESS.get(name)
+    scoped = "scope" in operation.signature.parameters
 
     async def tool(ctx: Context | None = None, **arguments: Any) -> Any:
+        if scoped and arguments.get("scope") is None:
+            arguments["scope"] = scope
         if ctx is not None and progress is not None:
             await ctx.report_progress(0, 2, progress[0])
         try:
@@ -180,21 +194,35 @@ def compact_schema(schema: dict[str, Any], *, null: bool = True) -> dict[str, An
     return out
 
 
-def build_server(memory: MemoryAPI) -> MemoryServer:
-    """The MCP server: one tool per operation ``api.MemoryAPI`` offers as a tool, and the resources."""
+def instructions(scope: str) -> str:
+    """The server's instructions to the model, naming its default scope when it is not global."""
+    if scope == GLOBAL_SCOPE:
+        return INSTRUCTIONS
+    return (
+        f"{INSTRUCTIONS}- This server works in scope {scope}: calls that name no scope store facts there "
+        "and read it plus global; pass scope='global' for facts that hold beyond it (who the user is).\n"
+    )
+
+
+def build_server(memory: MemoryAPI, scope: str = GLOBAL_SCOPE) -> MemoryServer:
+    """The MCP server: one tool per operation ``api.MemoryAPI`` offers as a tool, and the resources.
+
+    ``scope`` (checked by ``Settings``) is the default of every call and resource that names none.
+    """
+    default_scope = scope
     bus = InMemorySubscriptionBus()
     server = MemoryServer(
         name="hippograph",
         title="hippograph memory",
         version=__version__,
-        instructions=INSTRUCTIONS,
+        instructions=instructions(scope),
         subscriptions=bus,
     )
 
     for operation in OPERATIONS.values():
         if operation.tool:
             server.add_tool(
-                _tool(operation, memory, bus),
+                _tool(operation, memory, bus, default_scope),
                 name=operation.name,
                 title=operation.title,
                 description=operation.doc,
@@ -214,19 +242,23 @@ def build_server(memory: MemoryAPI) -> MemoryServer:
         mime_type="text/markdown",
     )
     def context_resource() -> str:
-        return memory.recall(DEFAULT_CONTEXT_QUERY).narrative or "_Memory is empty._"
+        return memory.recall(DEFAULT_CONTEXT_QUERY, scope=default_scope).narrative or "_Memory is empty._"
 
     @server.resource(
         "memory://context/{query}{?scope}",
         name="context_for_query",
         title="Memory context for a query",
-        description="The recall narrative for a query, from global or from one scope and global, e.g. "
+        description="The recall narrative for a query, from the server's scope (or the one named) and "
+        "global, e.g. "
         "memory://context/Alice%27s%20travel or memory://context/deploy%20steps?scope=project:apollo.",
         mime_type="text/markdown",
     )
     def context_for_query(query: str, scope: str | None = None) -> str:
         try:
-            return memory.recall(unquote(query), scope=scope).narrative or "_Nothing relevant in memory._"
+            return (
+                memory.recall(unquote(query), scope=scope or default_scope).narrative
+                or "_Nothing relevant in memory._"
+            )
         except HippographError as err:
             raise ResourceError(str(err)) from err
 
@@ -244,14 +276,14 @@ def build_server(memory: MemoryAPI) -> MemoryServer:
         "memory://entity/{name}{?scope}",
         name="entity",
         title="Entity profile",
-        description="What memory holds about one entity (person, project, ...) in global, or in one "
-        "scope and global, e.g. memory://entity/Alice or memory://entity/Falcon?scope=project:falcon.",
+        description="What memory holds about one entity (person, project, ...) in the server's scope (or "
+        "the one named) and global, e.g. memory://entity/Alice or memory://entity/Falcon?scope=project:falcon.",
         mime_type="text/markdown",
     )
     def entity_resource(name: str, scope: str | None = None) -> str:
         entity = unquote(name)
         try:
-            found = memory.search(entity, entity=entity, limit=50, scope=scope)
+            found = memory.search(entity, entity=entity, limit=50, scope=scope or default_scope)
         except NotFound as err:
             raise ResourceError(
                 f"{err}; an entity of a project or session scope is read with "

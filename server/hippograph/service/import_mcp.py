@@ -1,6 +1,11 @@
 """Import of the reference MCP memory server's memory.jsonl: entities with observations, and relations.
 
-Ids are derived from the content, so importing the same file again adds nothing. The whole
+An observation is written about its entity with no name in it ("Lives in Lisbon" under Alice),
+and a relation is only an edge between two entities; search ranks text, so each becomes a fact
+that reads on its own: "Alice: Lives in Lisbon", "Alice works at Acme" (see ``_observed`` and
+``_related``), linked to the entities it is about.
+
+Ids are derived from the record, so importing the same file again adds nothing. The whole
 input is read and checked before anything is written.
 """
 
@@ -40,6 +45,17 @@ class _McpEntity:
     observations: list[str]
 
 
+@dataclass(frozen=True)
+class _Planned:
+    """A fact an import would write: its text, its subject, and the entities (by name key) it is about."""
+
+    content: str
+    subject: Entity
+    about: tuple[tuple[str, str], ...]  # (name key, role)
+    predicate: str | None = None
+    object: str | None = None
+
+
 def import_mcp_memory(
     stores: Stores,
     upkeep: Upkeep,
@@ -50,17 +66,35 @@ def import_mcp_memory(
     """Import the reference MCP memory server's memory.jsonl (or its older single-object JSON).
 
     Each entity becomes an entity (one the store already knows by name is reused), each
-    observation a fact about it, each relation a RELATES edge. Ids are derived from the
-    content, so importing the same file twice adds nothing the second time.
+    observation a fact about it that names it, each relation a RELATES edge and a fact about
+    both ends. Ids are derived from the records, so importing the same file twice adds
+    nothing the second time.
     """
     scope = check.scope(scope)
     named, relations, records = _read_mcp(list(lines), stores.settings.max_content_bytes)
     with stores.write_lock:
         graph, now = stores.graph, stores.clock()
-        resolved, created = _resolve_mcp_entities(stores, named, scope, now)
-        planned = [
-            (key, obs, _mcp_id("f", scope, key, obs)) for key, e in named.items() for obs in e.observations
-        ]
+        facts_about = Counter(name_key(name) for src, dst, _ in relations for name in (src, dst))
+        facts_about.update({key: len(entry.observations) for key, entry in named.items()})
+        resolved, created = _resolve_mcp_entities(stores, named, facts_about, scope, now)
+        # Fact id -> the fact to write. An observation's id is derived from its raw text, as
+        # before facts named their entity, so a file imported by an older version adds nothing.
+        planned: dict[str, _Planned] = {}
+        for key, entry in named.items():
+            for obs in entry.observations:
+                planned[_mcp_id("f", scope, key, obs)] = _Planned(
+                    _observed(entry.name, obs), resolved[key], about=((key, "subject"),)
+                )
+        for src, dst, predicate in relations:
+            src_key, dst_key = name_key(src), name_key(dst)
+            fact_id = _mcp_id("f", scope, "\0".join(("relation", src_key, predicate, dst_key)))
+            planned[fact_id] = _Planned(
+                _related(src, predicate, dst),
+                resolved[src_key],
+                predicate=predicate,
+                object=dst,
+                about=((src_key, "subject"), (dst_key, "object")),
+            )
         stored_facts = graph.fact_ids()
         created_ids = {e.id for e in created}
         # Observations often name other entities ("Works at Acme Corp"): link them as mentions,
@@ -69,16 +103,21 @@ def import_mcp_memory(
         new_facts: list[Fact] = []
         links: dict[str, list[tuple[str, str]]] = {}  # fact id -> (entity id, role)
         gained: Counter[str] = Counter()  # known entity id -> new facts about it
-        for key, content, fact_id in planned:
+        for fact_id, plan in planned.items():
             if fact_id in stored_facts:
                 continue
-            subject = resolved[key]
-            new_facts.append(_mcp_fact(fact_id, content, subject, scope, now, stores.policy))
+            new_facts.append(_mcp_fact(fact_id, plan, scope, now, stores.policy))
+            about: dict[str, str] = {}  # entity id -> role (a relation of an entity to itself: one)
+            for key, role in plan.about:
+                about.setdefault(resolved[key].id, role)
+            links[fact_id] = list(about.items())
+            content = plan.content
             found = (*stores.entities.mentions(content, scope), *introduced.mentions(content, scope))
-            mentioned = sorted({e.id for e in found} - {subject.id})
-            links[fact_id] = [(subject.id, "subject")] + [(eid, "mention") for eid in mentioned]
-            if subject.id not in created_ids:
-                gained[subject.id] += 1
+            mentioned = sorted({e.id for e in found} - {eid for eid, _ in links[fact_id]})
+            links[fact_id] += [(eid, "mention") for eid in mentioned]
+            for eid, role in links[fact_id]:
+                if role != "mention" and eid not in created_ids:
+                    gained[eid] += 1
         stored_relations = graph.view(EVERYWHERE).entity_relations([e.id for e in resolved.values()])
         seen = {(e.src, e.dst, e.props["predicate"]) for e in stored_relations}
         new_relations: list[tuple[str, str, str]] = []
@@ -92,7 +131,7 @@ def import_mcp_memory(
             graph.insert_facts(facts)
             graph.link_about_many([(f.id, eid, role) for f in facts for eid, role in links[f.id]])
             # A known entity is mentioned again by each fact about it.
-            again = Counter(eid for f in facts for eid, role in links[f.id] if role == "subject")
+            again = Counter(eid for f in facts for eid, role in links[f.id] if role != "mention")
             graph.touch_entities({eid: (n, now) for eid, n in again.items() if eid not in created_ids})
 
         def write_relations(triples: Sequence[tuple[str, str, str]]) -> None:
@@ -142,6 +181,7 @@ def _read_mcp(
                 entry = named.setdefault(name_key(name), _McpEntity(name, entity_type.strip().lower(), []))
                 for i, text in enumerate(raw):
                     content = check.text(text, f"observations[{i}]", max_bytes=max_bytes)
+                    check.text(_observed(entry.name, content), f"observations[{i}]", max_bytes=max_bytes)
                     if content not in entry.observations:
                         entry.observations.append(content)
             elif kind == "relation":
@@ -149,6 +189,7 @@ def _read_mcp(
                 predicate = lc.predicate_key(read_text(record.get("relationType"), "relationType"))
                 if not predicate:
                     raise Bad("relationType needs at least one letter or digit")
+                check.text(_related(src, predicate, dst), "relation", max_bytes=max_bytes)
                 relations.append((src, dst, predicate))
             else:
                 raise Bad(f"type {kind!r:.60} is not known: use entity or relation")
@@ -162,7 +203,7 @@ def _read_mcp(
 
 
 def _resolve_mcp_entities(
-    stores: Stores, named: dict[str, _McpEntity], scope: str, now: datetime
+    stores: Stores, named: dict[str, _McpEntity], facts_about: Counter[str], scope: str, now: datetime
 ) -> tuple[dict[str, Entity], list[Entity]]:
     """The entity each name means in ``scope`` (existing, or new with a derived id), and the new ones."""
     known = {key: stores.entities.resolve(key, scope) for key in named}
@@ -178,7 +219,7 @@ def _resolve_mcp_entities(
                 name=entry.name,
                 type=entry.type or "concept",
                 scope=scope,
-                mention_count=len(entry.observations),
+                mention_count=facts_about[key],
                 first_seen=now,
                 last_mentioned=now,
             )
@@ -187,12 +228,23 @@ def _resolve_mcp_entities(
     return resolved, created
 
 
-def _mcp_fact(
-    fact_id: str, content: str, subject: Entity, scope: str, now: datetime, policy: lc.LifecyclePolicy
-) -> Fact:
+def _observed(name: str, observation: str) -> str:
+    """An observation as a fact that names its entity: "Alice: Lives in Lisbon" (as it was, when it
+    already begins with the name: "Alice likes tea")."""
+    if observation.casefold().startswith(name.casefold()):
+        return observation
+    return f"{name}: {observation}"
+
+
+def _related(src: str, predicate: str, dst: str) -> str:
+    """A relation as a sentence: ("Alice", "works_at", "Acme") -> "Alice works at Acme"."""
+    return f"{src} {predicate.replace('_', ' ')} {dst}"
+
+
+def _mcp_fact(fact_id: str, plan: _Planned, scope: str, now: datetime, policy: lc.LifecyclePolicy) -> Fact:
     fact = Fact(
         id=fact_id,
-        content=content,
+        content=plan.content,
         kind=FactKind.FACT,
         status=FactStatus.STAGED,
         confidence=0.8,  # what remember gives a fact the user did not state
@@ -201,7 +253,9 @@ def _mcp_fact(
         scope=scope,
         created_at=now,
         valid_from=now,
-        subject=subject.name,
+        subject=plan.subject.name,
+        predicate=plan.predicate,
+        object=plan.object,
     )
     return lc.admit(fact, now, policy)
 
