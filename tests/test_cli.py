@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
+import argparse
 import json
+import os
+import pty
+import signal
+import subprocess
 from pathlib import Path
 
+from hippograph.cli import _parser
+from testkit.process import PYTHON, server_env
 from testkit.process import run_cli as hippograph
 
 FIXTURE = Path(__file__).parent / "data" / "transfer" / "mcp_memory.jsonl"
@@ -52,3 +59,85 @@ def test_doctor_and_stats_report_a_consistent_store(tmp_path: Path, models_dir: 
     assert stats["facts"] == stats["indexed_facts"] > 0
     assert stats["schema_version"] == 4
     assert set(stats["by_status"]) == {"staged"}
+
+
+def _env_without_log_level(data_dir: Path, models_dir: Path) -> dict[str, str]:
+    env = server_env(data_dir, models_dir)
+    del env["HIPPOGRAPH_LOG_LEVEL"]
+    return env
+
+
+def test_commands_are_quiet_by_default_and_verbose_on_request(tmp_path: Path, models_dir: Path) -> None:
+    data_dir = tmp_path / "data"
+    assert hippograph(data_dir, models_dir, "import", str(FIXTURE), "--format", "mcp-memory").returncode == 0
+
+    def stats(*flags: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [PYTHON, "-m", "hippograph", "stats", *flags],
+            env=_env_without_log_level(data_dir, models_dir),
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=True,
+        )
+
+    assert stats().stderr == ""
+    assert "INFO hippograph.sharing.proxy: owning" in stats("--verbose").stderr
+
+
+def test_every_argument_of_every_command_says_what_it_is_for() -> None:
+    parser = _parser()
+    subparsers = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    undocumented = [
+        f"{name} {action.dest}"
+        for name, sub in subparsers.choices.items()
+        for action in sub._actions
+        if not action.help
+    ]
+    assert undocumented == []
+    assert sorted(action.dest for action in subparsers._choices_actions if not action.help) == []
+
+
+def test_stats_does_not_load_the_embedding_model(tmp_path: Path, models_dir: Path) -> None:
+    data_dir = tmp_path / "data"
+    assert hippograph(data_dir, models_dir, "import", str(FIXTURE), "--format", "mcp-memory").returncode == 0
+    probe = (
+        "import sys; from hippograph.cli import main; code = main(['stats', '--json']); "
+        "print('fastembed' in sys.modules, file=sys.stderr); sys.exit(code)"
+    )
+    result = subprocess.run(
+        [PYTHON, "-c", probe],
+        env=server_env(data_dir, models_dir),
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["facts"] > 0
+    assert result.stderr.strip() == "False"
+
+
+def test_serve_on_a_terminal_says_it_waits_for_a_client_and_ctrl_c_stops_it_quietly(
+    tmp_path: Path, models_dir: Path
+) -> None:
+    terminal, other_end = pty.openpty()
+    try:
+        process = subprocess.Popen(
+            [PYTHON, "-m", "hippograph", "serve"],
+            env=server_env(tmp_path / "data", models_dir),
+            stdin=other_end,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        assert process.stderr is not None
+        hint = process.stderr.readline().decode()
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=120)
+    finally:
+        os.close(terminal)
+        os.close(other_end)
+    assert "waits for an MCP client" in hint and "README" in hint
+    assert process.returncode == 0
+    assert out == b""  # stdout is the protocol's
+    assert b"Traceback" not in err

@@ -81,3 +81,25 @@ def test_inspector_lists_calls_and_reads(inspector: Path, tmp_path: Path, models
 
     stats = _inspect(inspector, data_dir, models_dir, "--method", "resources/read", "--uri", "memory://stats")
     assert json.loads(stats["contents"][0]["text"])["facts"] == 1
+
+
+def test_settings_reach_the_server_with_dash_e_as_the_readme_says(
+    inspector: Path, tmp_path: Path, models_dir: Path
+) -> None:
+    # The Inspector takes flags it knows (--log-level, --transport) after the command as its
+    # own, even after "--": settings go as environment variables, given before the command.
+    data_dir = tmp_path / "given-with-e"
+    hippograph = str(Path(sys.executable).parent / "hippograph")
+    env = server_env(tmp_path / "not-this-one", models_dir)
+    remember = ["--method", "tools/call", "--tool-name", "remember", "--tool-arg", "content=Dash e works"]
+    result = subprocess.run(
+        [str(inspector), "--cli", "-e", f"HIPPOGRAPH_DATA_DIR={data_dir}", hippograph, "serve", *remember],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert (data_dir / "graph.kuzu").exists()
+    assert not (tmp_path / "not-this-one").exists()

@@ -10,9 +10,9 @@ from pathlib import Path
 import kuzu
 import pytest
 
-from hippograph.config import Settings
+from hippograph.config import DEFAULT_MODEL, Settings
 from hippograph.service.memory import Memory
-from hippograph.store.embed import FastEmbedder
+from hippograph.store.embed import FastEmbedder, assemble_default_model
 from testkit.client import call_error, stdio_session
 from testkit.process import run_cli as _run_cli
 
@@ -30,7 +30,7 @@ def test_data_dir_that_cannot_be_created_exits_2_with_a_clear_message(
 ) -> None:
     blocker = tmp_path / "a-file"
     blocker.write_text("not a directory")
-    result = _run_cli(blocker / "data", models_dir, "stats")
+    result = _run_cli(blocker / "data", models_dir, "import", str(blocker))  # import creates one
     assert result.returncode == 2
     assert "cannot create the data dir" in result.stderr
     assert "HIPPOGRAPH_DATA_DIR" in result.stderr
@@ -97,7 +97,7 @@ def test_stats_command_reports_counts(tmp_path: Path, models_dir: Path, embedder
 _CRASH_AFTER_GRAPH_COMMIT = """
 import os, sys
 from pathlib import Path
-from hippograph.config import Settings
+from hippograph.config import DEFAULT_MODEL, Settings
 from hippograph.service.memory import Memory
 
 mem = Memory.open(Settings(data_dir=Path(sys.argv[1]), models_dir=Path(sys.argv[2])))
@@ -167,3 +167,47 @@ def test_a_failed_vector_write_is_repaired_at_the_next_open_even_after_a_clean_c
         ]
     finally:
         mem.close()
+
+
+@pytest.mark.parametrize("command", [["stats"], ["search", "anything"], ["export"], ["doctor"], ["maintain"]])
+def test_a_command_that_needs_a_memory_refuses_a_data_dir_without_one_and_creates_nothing(
+    tmp_path: Path, models_dir: Path, command: list[str]
+) -> None:
+    typo = tmp_path / "typo"
+    result = _run_cli(typo, models_dir, *command)
+    assert result.returncode == 2
+    assert f"the data dir {typo} does not exist" in result.stderr
+    assert "hippograph serve" in result.stderr and "hippograph import" in result.stderr
+    assert result.stdout == ""
+    assert not typo.exists()
+
+    typo.mkdir()  # a directory that holds no memory, such as a mistyped existing one
+    result = _run_cli(typo, models_dir, *command)
+    assert result.returncode == 2
+    assert "holds no hippograph memory" in result.stderr
+    assert list(typo.iterdir()) == []
+
+
+def test_a_new_data_dir_uses_the_shared_models_cache_and_an_old_one_keeps_its_copy(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("HIPPOGRAPH_MODELS_DIR", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    shared = tmp_path / "cache" / "hippograph" / "models"
+    assert Settings(data_dir=tmp_path / "new").model_cache_dir == shared
+    assert Settings(data_dir=tmp_path / "other").model_cache_dir == shared
+
+    (tmp_path / "old" / "models").mkdir(parents=True)  # assembled there by an earlier version
+    assert Settings(data_dir=tmp_path / "old").model_cache_dir == tmp_path / "old" / "models"
+    monkeypatch.setenv("HIPPOGRAPH_MODELS_DIR", str(tmp_path / "mine"))
+    assert Settings(data_dir=tmp_path / "old").model_cache_dir == tmp_path / "mine"
+
+
+def test_the_model_assembles_once_into_a_shared_dir_and_a_damaged_copy_is_replaced(tmp_path: Path) -> None:
+    models = tmp_path / "models"
+    target = assemble_default_model(models)
+    assert assemble_default_model(models) == target
+    (target / "hippograph-model.json").write_text("{}")  # cut short, or an older hippograph's
+    assert assemble_default_model(models) == target
+    assert sorted(p.name for p in models.iterdir()) == [target.name]  # no staging dir left behind
+    assert FastEmbedder(DEFAULT_MODEL, models).dim == 384

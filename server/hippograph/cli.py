@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hippograph import __version__
-from hippograph.config import Settings
+from hippograph.config import Settings, default_data_dir
 from hippograph.domain.errors import HippographError, InternalError, StoreError
 
 if TYPE_CHECKING:
@@ -33,8 +33,19 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="hippograph", description="Long-term graph memory over MCP.")
     parser.add_argument("--version", action="version", version=f"hippograph {__version__}")
     common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--data-dir", type=Path, help="data dir (env HIPPOGRAPH_DATA_DIR)")
-    common.add_argument("--log-level", choices=["DEBUG", "INFO", "WARNING", "ERROR"])
+    common.add_argument(
+        "--data-dir",
+        type=Path,
+        help=f"where the memory lives (env HIPPOGRAPH_DATA_DIR; default {default_data_dir()})",
+    )
+    common.add_argument(
+        "--log-level",
+        choices=["DEBUG", "INFO", "WARNING", "ERROR"],
+        help="log to stderr from this level (env HIPPOGRAPH_LOG_LEVEL; default INFO for serve, else WARNING)",
+    )
+    common.add_argument(
+        "-v", "--verbose", action="store_true", help="log progress to stderr (as --log-level INFO)"
+    )
     sub = parser.add_subparsers(dest="command")
 
     serve = sub.add_parser("serve", parents=[common], help="run the MCP server (default: stdio)")
@@ -48,8 +59,8 @@ def _parser() -> argparse.ArgumentParser:
     )
 
     search = sub.add_parser("search", parents=[common], help="search memory, as the search tool does")
-    search.add_argument("query")
-    search.add_argument("--limit", type=int, default=10)
+    search.add_argument("query", help="what to look for, in words")
+    search.add_argument("--limit", type=int, default=10, help="most results to print (default 10)")
     search.add_argument("--scope", help="search this scope and global (env HIPPOGRAPH_SCOPE; default global)")
     search.add_argument("--json", action="store_true", help="print JSON")
 
@@ -65,7 +76,7 @@ def _parser() -> argparse.ArgumentParser:
     forget = sub.add_parser(
         "forget", parents=[common], help="forget a fact (--purge: erase its text for good)"
     )
-    forget.add_argument("fact_id")
+    forget.add_argument("fact_id", help="the fact's id, as search prints it")
     forget.add_argument("--reason", help="why (kept with the retracted fact; not with --purge)")
     forget.add_argument(
         "--purge", action="store_true", help="erase the fact's text from every file of the data dir"
@@ -76,8 +87,13 @@ def _parser() -> argparse.ArgumentParser:
     export.add_argument("--out", type=Path, help="file to write (default: stdout)")
 
     imp = sub.add_parser("import", parents=[common], help="read memory from a JSON Lines file")
-    imp.add_argument("file", type=Path)
-    imp.add_argument("--format", choices=["hippograph", "mcp-memory"], default="hippograph")
+    imp.add_argument("file", type=Path, help="the JSON Lines file to read")
+    imp.add_argument(
+        "--format",
+        choices=["hippograph", "mcp-memory"],
+        default="hippograph",
+        help="hippograph (our export, the default) or mcp-memory (the reference MCP memory server's file)",
+    )
     imp.add_argument("--scope", help="scope for mcp-memory imports (env HIPPOGRAPH_SCOPE; default global)")
     imp.add_argument("--json", action="store_true", help="print JSON")
 
@@ -116,12 +132,40 @@ def _settings(args: argparse.Namespace) -> Settings:
     return Settings(**overrides)
 
 
+# The commands that create a memory where there is none; every other one needs one to exist
+# (a typo in --data-dir must not leave an empty memory behind and report it).
+_CREATING = frozenset({"serve", "import", "capture", "hook"})  # capture and hook write turns
+
+
+# The commands that embed text as a rule: the model loads while the stores open. The others
+# load it only if they turn out to need it (a reconcile after a crash), and stats takes ~1/3 less.
+_EMBEDDING = frozenset({"search", "import", "capture", "hook"})
+
+
+def _no_memory(data_dir: Path) -> str:
+    where = "does not exist" if not data_dir.exists() else "holds no hippograph memory"
+    return (
+        f"the data dir {data_dir} {where}. Check --data-dir or HIPPOGRAPH_DATA_DIR; to start a new "
+        "memory there, run `hippograph serve` (an MCP client's remember writes it) or "
+        "`hippograph import FILE`. Nothing was created."
+    )
+
+
+def _log_level(command: str, args: argparse.Namespace, settings: Settings) -> str:
+    """A flag, else the environment, else INFO for a server (its log is its record) and WARNING
+    for a one-shot command (its output is the answer; progress is noise unless asked for)."""
+    if getattr(args, "log_level", None) is None and getattr(args, "verbose", False):
+        return "INFO"
+    return settings.log_level or ("INFO" if command == "serve" else "WARNING")
+
+
 def _configure_logging(level: str) -> None:
     # stderr only: on stdio, stdout carries the protocol.
     logging.basicConfig(
         stream=sys.stderr, level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
-    for noisy in ("httpx", "fastembed", "uvicorn.access"):
+    # One line per request to the owner's socket (httpx2) or an HTTP client: noise at any level.
+    for noisy in ("httpx", "httpx2", "fastembed", "uvicorn.access"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
 
 
@@ -133,7 +177,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValueError as err:
         print(f"hippograph: invalid setting: {err}", file=sys.stderr)
         return EXIT_FAILED if command == "hook" else EXIT_UNUSABLE  # 2 would block a Stop hook
-    _configure_logging(settings.log_level)
+    _configure_logging(_log_level(command, args, settings))
+    if command not in _CREATING and not settings.graph_file.exists():
+        print(f"hippograph: {_no_memory(settings.data_dir)}", file=sys.stderr)
+        return EXIT_UNUSABLE
     # Every file the stores create is this user's alone (the data dir is 0700 as well).
     os.umask(0o077)
 
@@ -158,7 +205,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return EXIT_UNUSABLE
     try:
         # A server answers the client before its stores are open: they open in the background.
-        memory = SharedMemory.serve(settings) if command == "serve" else SharedMemory.open(settings)
+        if command == "serve":
+            memory = SharedMemory.serve(settings)
+        else:
+            memory = SharedMemory.open(settings, preload_model=command in _EMBEDDING)
     except StoreError as err:
         print(f"hippograph: {err}", file=sys.stderr)
         return EXIT_UNUSABLE
@@ -223,6 +273,16 @@ def _run_command(command: str, args: argparse.Namespace, memory: SharedMemory, s
             settings.scope,
         )
         try:
+            if settings.transport == "stdio" and sys.stdin.isatty():
+                # Run by hand, a stdio server looks hung: say what it waits for (on stderr:
+                # stdout is the protocol). A client starts it with pipes and never sees this.
+                print(
+                    "hippograph: this MCP server waits for an MCP client on stdin; a client starts "
+                    "`hippograph serve` itself (see 'Use it from your client' in the README). "
+                    "Ctrl-C stops it.",
+                    file=sys.stderr,
+                    flush=True,
+                )
             run(build_server(memory, scope=settings.scope), settings)
         except KeyboardInterrupt:  # Ctrl-C or SIGTERM: a requested stop, not a failure
             log.info("stopped")

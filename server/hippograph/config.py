@@ -37,6 +37,12 @@ def default_data_dir() -> Path:
     return Path(platformdirs.user_data_dir("hippograph", appauthor=False))
 
 
+def default_models_dir() -> Path:
+    # Per-user cache ($XDG_CACHE_HOME/hippograph/models, ~/.cache/... on Linux): the files can
+    # be assembled again from the installed packages, so a cache, not data.
+    return Path(platformdirs.user_cache_dir("hippograph", appauthor=False)) / "models"
+
+
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="HIPPOGRAPH_", extra="ignore")
 
@@ -47,7 +53,9 @@ class Settings(BaseSettings):
         "any other fastembed catalog model is downloaded by fastembed where the network allows.",
     )
     models_dir: Path | None = Field(
-        default=None, description="Where assembled model files live (default: <data_dir>/models)."
+        default=None,
+        description="Where model files are assembled (default: a data dir's own models/ if it has "
+        "one, else the user cache shared by every data dir, ~/.cache/hippograph/models on Linux).",
     )
     transport: Transport = "stdio"
     host: str = Field(default="127.0.0.1", description="HTTP transports bind here (loopback by default).")
@@ -57,7 +65,9 @@ class Settings(BaseSettings):
         description="This server's default scope ('global', 'project:NAME' or 'session:ID'): a tool call "
         "or resource read that names no scope writes there and reads there plus global.",
     )
-    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
+    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] | None = Field(
+        default=None, description="Logs go to stderr from this level (default: INFO serving, else WARNING)."
+    )
     header_timeout_s: float = Field(
         default=5.0,
         gt=0,
@@ -112,5 +122,15 @@ class Settings(BaseSettings):
             raise ValueError(str(err)) from err
 
     @property
+    def graph_file(self) -> Path:
+        """The graph database (the source of truth): a data dir holds a memory when it exists."""
+        return self.data_dir / "graph.kuzu"
+
+    @property
     def model_cache_dir(self) -> Path:
-        return self.models_dir or self.data_dir / "models"
+        """Where the embedding model's files are: one copy for every data dir, except in data
+        dirs made before the shared cache, which keep using the copy they hold."""
+        if self.models_dir is not None:
+            return self.models_dir
+        own = self.data_dir / "models"
+        return own if own.is_dir() else default_models_dir()

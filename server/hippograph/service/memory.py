@@ -23,7 +23,6 @@ import json
 import logging
 import threading
 from collections.abc import Callable, Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from typing import Any
 
@@ -41,7 +40,7 @@ from hippograph.service.stores import SessionTails, Stores, check_writable, life
 from hippograph.service.upkeep import ReconcileReport, Upkeep
 from hippograph.service.usage import Usage
 from hippograph.service.writes import Writer
-from hippograph.store.embed import Embedder, FastEmbedder
+from hippograph.store.embed import Embedder, LazyEmbedder
 from hippograph.store.entity_index import EntityIndex
 from hippograph.store.graph import GraphStore
 from hippograph.store.ner import NameFinder, shared_recogniser
@@ -182,26 +181,33 @@ class Memory(MemoryAPI):
         return self.stores.clock
 
     @classmethod
-    def open(cls, settings: Settings, *, embedder: Embedder | None = None, clock: Clock = utcnow) -> Memory:
-        """Open (creating on first start) the stores in ``settings.data_dir``."""
+    def open(
+        cls,
+        settings: Settings,
+        *,
+        embedder: Embedder | None = None,
+        clock: Clock = utcnow,
+        preload_model: bool = True,
+    ) -> Memory:
+        """Open (creating on first start) the stores in ``settings.data_dir``. Without an
+        ``embedder`` the model loads when first used; ``preload_model`` starts loading it now."""
         data_dir = settings.data_dir
         check_writable(data_dir)
-        # The model (imports ~2.5 s, mostly fastembed's) loads while the graph opens: the graph's
-        # mirror is built by Kùzu and Arrow code that releases the GIL much of the time.
-        loading: Future[FastEmbedder] | None = None
         if embedder is None:
-            pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="model-load")
-            loading = pool.submit(FastEmbedder, settings.embedding_model, settings.model_cache_dir)
-            pool.shutdown(wait=False)  # the thread ends when the model is loaded
+            lazy = LazyEmbedder(settings.embedding_model, settings.model_cache_dir)
+            if preload_model:
+                # The model (imports ~2.5 s, mostly fastembed's) loads while the graph opens: the
+                # graph's mirror is built by Kùzu and Arrow code that releases the GIL much of the time.
+                lazy.preload()
+            embedder = lazy
         graph = GraphStore(
-            data_dir / "graph.kuzu",
+            settings.graph_file,
             max_db_size=settings.kuzu_max_db_size,
             buffer_pool_bytes=settings.kuzu_buffer_pool_bytes,
         )
         try:
-            model: Embedder = loading.result() if loading is not None else embedder  # type: ignore[assignment]
-            vectors = VectorStore(data_dir / "vectors", dim=model.dim, model=model.name)
-            memory = cls(settings, graph, vectors, model, clock=clock)
+            vectors = VectorStore(data_dir / "vectors", dim=embedder.dim, model=embedder.name)
+            memory = cls(settings, graph, vectors, embedder, clock=clock)
             if vectors.rebuilt or graph.get_meta(_VECTORS_IN_SYNC) != vectors.versions():
                 report = memory.reconcile()
                 if report.added or report.removed or report.restatused:

@@ -133,7 +133,7 @@ class Stores:
         size, which a checkpoint or a purge's rebuild may write again.
         """
         data_dir = self.settings.data_dir
-        graph_file = data_dir / "graph.kuzu"
+        graph_file = self.settings.graph_file
         needed = _FREE_SPACE_FLOOR + (graph_file.stat().st_size if graph_file.exists() else 0)
         free = shutil.disk_usage(data_dir).free
         if free < needed:

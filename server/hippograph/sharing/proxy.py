@@ -54,9 +54,17 @@ T = TypeVar("T")
 class SharedMemory(MemoryAPI):
     """The memory of one data dir, whichever process owns it. Thread-safe."""
 
-    def __init__(self, settings: Settings, *, embedder: Embedder | None = None, wait_s: float = 60.0) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        embedder: Embedder | None = None,
+        wait_s: float = 60.0,
+        preload_model: bool = True,
+    ) -> None:
         self.settings = settings
         self._embedder = embedder
+        self._preload_model = preload_model
         self._wait_s = wait_s
         self._lock = threading.RLock()
         # Not thread-local: the lock is taken by the opening thread, checked by the guard's and
@@ -71,10 +79,13 @@ class SharedMemory(MemoryAPI):
         self._background = False
 
     @classmethod
-    def open(cls, settings: Settings, *, embedder: Embedder | None = None) -> SharedMemory:
-        """Join the data dir: own it if nobody does (opening the stores now), else proxy."""
+    def open(
+        cls, settings: Settings, *, embedder: Embedder | None = None, preload_model: bool = True
+    ) -> SharedMemory:
+        """Join the data dir: own it if nobody does (opening the stores now), else proxy.
+        ``preload_model=False``: an owner loads the embedding model only when a call needs it."""
         check_writable(settings.data_dir)
-        shared = cls(settings, embedder=embedder)
+        shared = cls(settings, embedder=embedder, preload_model=preload_model)
         with contextlib.suppress(OwnerGone):  # an owner is starting: the first call waits for it
             shared._backend()
         return shared
@@ -124,7 +135,7 @@ class SharedMemory(MemoryAPI):
             # A dead owner's address must not be called while the stores open (seconds at 100k facts).
             remove_owner(data_dir)
             lock_path.chmod(PRIVATE_FILE_MODE)
-            memory = Memory.open(self.settings, embedder=self._embedder)
+            memory = Memory.open(self.settings, embedder=self._embedder, preload_model=self._preload_model)
             server = OwnerServer(
                 memory, socket_address(data_dir), header_timeout_s=self.settings.header_timeout_s
             )

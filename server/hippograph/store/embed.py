@@ -10,13 +10,16 @@ fastembed where the network allows.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib.metadata
 import json
 import logging
 import shutil
+import tempfile
 import threading
 from collections.abc import Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Protocol
 
@@ -32,6 +35,8 @@ _MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a
 _TOKENIZER_SHA256 = "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"
 _TOKENIZER_CONFIG = {"model_max_length": 256, "pad_token": "[PAD]", "do_lower_case": True}
 _ASSEMBLED_MARKER = "hippograph-model.json"
+# The default model's vector length, known without loading it (FastEmbedder measures it).
+_DEFAULT_DIM = 384
 # Texts per model run: on 2 cores, 32 embedded 25% more texts/s than 64 (both sorted by length).
 _BATCH = 32
 
@@ -40,7 +45,11 @@ class Embedder(Protocol):
     """What the rest of hippograph needs from an embedding model."""
 
     name: str
-    dim: int
+
+    @property
+    def dim(self) -> int:
+        """The length of its vectors."""
+        ...
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """L2-normalised float32 vectors, one row per text."""
@@ -79,9 +88,8 @@ def sha256_of(path: Path) -> str:
 def assemble_default_model(models_dir: Path) -> Path:
     """Build (once) the directory fastembed loads the default model from; return it."""
     target = models_dir / "all-MiniLM-L6-v2-int8"
-    marker = target / _ASSEMBLED_MARKER
     expected = {"model.onnx": _MODEL_SHA256, "tokenizer.json": _TOKENIZER_SHA256}
-    if marker.exists() and json.loads(marker.read_text()) == expected:
+    if _assembled(target, expected):
         return target
 
     sources = {
@@ -94,17 +102,33 @@ def assemble_default_model(models_dir: Path) -> Path:
                 f"{source} does not match its pinned sha256: the installed model package was altered; "
                 "reinstall hippograph"
             )
-    # Assemble in a sibling dir and rename, so a crash never leaves a half-written model.
-    staging = models_dir / f".{target.name}.partial"
-    shutil.rmtree(staging, ignore_errors=True)
-    staging.mkdir(parents=True)
-    for name, source in sources.items():
-        shutil.copyfile(source, staging / name)
-    (staging / "tokenizer_config.json").write_text(json.dumps(_TOKENIZER_CONFIG))
-    (staging / _ASSEMBLED_MARKER).write_text(json.dumps(expected))
-    shutil.rmtree(target, ignore_errors=True)
-    staging.rename(target)
+    # Assemble in a sibling dir of this process's own and rename, so a crash never leaves a
+    # half-written model, and processes of other data dirs assembling into the shared cache at
+    # the same time never touch each other's files (the first rename wins; the files are equal).
+    models_dir.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".partial", dir=models_dir))
+    try:
+        for name, source in sources.items():
+            shutil.copyfile(source, staging / name)
+        (staging / "tokenizer_config.json").write_text(json.dumps(_TOKENIZER_CONFIG))
+        (staging / _ASSEMBLED_MARKER).write_text(json.dumps(expected))
+        if target.exists() and not _assembled(target, expected):
+            shutil.rmtree(target, ignore_errors=True)  # left by an older hippograph, or cut short
+        with contextlib.suppress(OSError):  # another process renamed its copy first
+            staging.rename(target)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    if not _assembled(target, expected):
+        raise ModelUnavailable(f"could not assemble the embedding model in {target}: check it is writable")
     return target
+
+
+def _assembled(target: Path, expected: dict[str, str]) -> bool:
+    marker = target / _ASSEMBLED_MARKER
+    try:
+        return bool(json.loads(marker.read_text()) == expected)
+    except (OSError, ValueError):
+        return False
 
 
 class FastEmbedder:
@@ -145,6 +169,45 @@ class FastEmbedder:
 
     def count_tokens(self, text: str) -> int:
         return len(self._counter.encode(text, add_special_tokens=False).ids)
+
+
+class LazyEmbedder:
+    """The embedding model, loaded when first used, or in the background from ``preload()``.
+
+    Opening a memory needs the model's name and vector length only: a command that embeds
+    nothing (stats, export, maintain) never pays the ~1-2 s of importing and loading it, and a
+    server preloads it while its stores open. Thread-safe.
+    """
+
+    def __init__(self, model_name: str, models_dir: Path) -> None:
+        self.name = model_name
+        self._models_dir = models_dir
+        self._lock = threading.Lock()
+        self._loading: Future[FastEmbedder] | None = None
+
+    def preload(self) -> None:
+        """Start loading the model in a background thread (at most once)."""
+        with self._lock:
+            if self._loading is None:
+                pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="model-load")
+                self._loading = pool.submit(FastEmbedder, self.name, self._models_dir)
+                pool.shutdown(wait=False)  # the thread ends when the model is loaded
+
+    def loaded(self) -> FastEmbedder:
+        """The model, loading it now (or waiting for the preload); raises ModelUnavailable."""
+        self.preload()
+        assert self._loading is not None
+        return self._loading.result()
+
+    @property
+    def dim(self) -> int:
+        return _DEFAULT_DIM if self.name == DEFAULT_MODEL else self.loaded().dim
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        return self.loaded().embed(texts)
+
+    def count_tokens(self, text: str) -> int:
+        return self.loaded().count_tokens(text)
 
 
 def _untruncated(tokenizer: Tokenizer | None) -> Tokenizer:
