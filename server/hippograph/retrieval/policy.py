@@ -86,12 +86,6 @@ class RetrievalPolicy:
     prev_share: float = 0.3
     next_share: float = 0.1
     neighbour_top: int = 20
-    # Pseudo-relevance feedback (off: it did not help): words shared by at least two of the
-    # ``prf_docs`` best fused candidates, not in the query, run as a second keyword query "prf".
-    prf_terms: int = 0
-    prf_docs: int = 5
-    # Candidates found by both the vector and the keyword channel gain this factor (off: it hurt).
-    agreement_bonus: float = 0.0
     # Candidates about an entity the query names gain this factor: "what does Maya like" is
     # about Maya, and a fact that only addresses her by name, or shares the question's other
     # words, is less likely what is asked for.

@@ -39,7 +39,7 @@ from hippograph.retrieval.ranking import Lookback, Ranked
 from hippograph.store.entity_index import EntityIndex
 from hippograph.store.graph import EdgeRow, GraphStore, GraphView
 from hippograph.store.vectors import Filter, Hit, VectorStore, fact_row
-from hippograph.text.query_intent import Intent, QueryPlan, content_words
+from hippograph.text.query_intent import Intent, QueryPlan
 
 log = logging.getLogger(__name__)
 
@@ -178,17 +178,6 @@ class Retriever:
         for channel, boost in p.intent_channel_boost.get(plan.intent, {}).items():
             weights[channel] = weights.get(channel, 1.0) * boost
         fused = fuse(ranked, weights, p.rrf_k, p.score_power)
-        if p.prf_terms > 0:
-            extra = self._feedback_terms(query, fused)
-            if extra:
-                ranked["prf"] = self._vectors.text_search(
-                    "facts", f"{plan.search_text} {' '.join(extra)}", k, where
-                )
-                fused = fuse(ranked, weights, p.rrf_k, p.score_power)
-        if p.agreement_bonus:
-            for candidate in fused.values():
-                if "vector" in candidate.channels and "fts" in candidate.channels:
-                    candidate.fused *= 1 + p.agreement_bonus
         if "entity" in ranked:
             names = ", ".join(e.name for e, _, _ in anchors)
             for hit in ranked["entity"]:
@@ -223,19 +212,6 @@ class Retriever:
         """The hits about any of the anchors, in order, ranked afresh."""
         about = view.about_any([h.id for h in hits], [entity.id for entity, _, _ in anchors])
         return [replace(hit, rank=rank) for rank, hit in enumerate((h for h in hits if h.id in about), 1)]
-
-    def _feedback_terms(self, query: str, fused: Mapping[str, Candidate]) -> list[str]:
-        p = self.policy
-        top = sorted(fused.values(), key=lambda c: -c.fused)[: p.prf_docs]
-        facts = self._graph.get_facts([c.id for c in top])
-        asked = set(content_words(query))
-        counts: dict[str, int] = {}
-        for fact in facts.values():
-            for word in set(content_words(fact.content)) - asked:
-                if len(word) > 2 and not word.isdigit():
-                    counts[word] = counts.get(word, 0) + 1
-        shared = sorted((w for w, n in counts.items() if n >= 2), key=lambda w: (-counts[w], w))
-        return shared[: p.prf_terms]
 
     def _share_with_neighbours(self, view: GraphView, fused: dict[str, Candidate], where: Filter) -> None:
         p = self.policy

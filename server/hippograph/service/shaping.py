@@ -112,7 +112,7 @@ def index_text(fact: Fact, context: str | None) -> str:
 def why(reasons: dict[str, Any]) -> str:
     """One line saying why a search hit is there, from its reasons."""
     parts = []
-    for channel in ("vector", "fts", "prf", "window", "entity", "graph", "neighbour"):
+    for channel in ("vector", "fts", "window", "entity", "graph", "neighbour"):
         detail = reasons.get(channel)
         if not detail:
             continue
