@@ -110,7 +110,7 @@ def _parser() -> argparse.ArgumentParser:
     hook = sub.add_parser(
         "hook", parents=[common], help="answer a client's hook event on stdin: recall at start, capture after"
     )
-    hook.add_argument("client", choices=["claude-code"])
+    hook.add_argument("client", choices=["claude-code"], help="the client whose hook JSON arrives on stdin")
 
     capture = sub.add_parser(
         "capture", parents=[common], help="store a transcript's new turns as session episodes"
@@ -118,7 +118,12 @@ def _parser() -> argparse.ArgumentParser:
     capture.add_argument("file", type=Path, help="JSON Lines of {role, content}, or Claude Code's")
     capture.add_argument("--session", help="session id (default: one per file)")
     capture.add_argument("--scope", help="scope of the episodes (default global)")
-    capture.add_argument("--format", choices=["plain", "claude-code"], default="plain")
+    capture.add_argument(
+        "--format",
+        choices=["plain", "claude-code"],
+        default="plain",
+        help="plain (JSONL of role, content) or claude-code (its transcript JSONL)",
+    )
     capture.add_argument("--json", action="store_true", help="print JSON")
     return parser
 
