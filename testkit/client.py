@@ -17,6 +17,20 @@ from mcp.types import CallToolResult
 
 from testkit.process import PYTHON, http_server, server_env
 
+# A raw MCP initialize request and the headers an HTTP transport wants, for tests that speak
+# JSON-RPC by hand (malformed messages, Host/Origin checks) rather than through a client.
+INIT = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "t", "version": "1"},
+    },
+}
+HEADERS = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
+
 
 @asynccontextmanager
 async def connect_stdio(

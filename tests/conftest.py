@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
 from hypothesis import settings as hypothesis_settings
+from mcp import Client
 
 from hippograph.config import DEFAULT_MODEL, Settings
+from hippograph.mcp_app import build_server
 from hippograph.service.memory import Memory
+from hippograph.sharing.proxy import SharedMemory
 from hippograph.store.embed import FastEmbedder, assemble_default_model
 
 # No per-example deadline: a shared, loaded machine makes timing a flake, not a finding
@@ -46,3 +49,14 @@ def memory(settings: Settings, embedder: FastEmbedder) -> Iterator[Memory]:
     mem = Memory.open(settings, embedder=embedder)
     yield mem
     mem.close()
+
+
+@pytest.fixture
+async def client(tmp_path: Path, models_dir: Path, embedder: FastEmbedder) -> AsyncIterator[Client]:
+    """An MCP client session with an in-process server over a fresh data dir."""
+    memory = SharedMemory.open(Settings(data_dir=tmp_path / "data", models_dir=models_dir), embedder=embedder)
+    try:
+        async with Client(build_server(memory)) as connected:
+            yield connected
+    finally:
+        memory.close()

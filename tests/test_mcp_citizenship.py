@@ -3,32 +3,15 @@
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
-from pathlib import Path
 
 import anyio
 import pytest
 from mcp import Client
 
-from hippograph.config import Settings
-from hippograph.mcp_app import build_server
-from hippograph.sharing.proxy import SharedMemory
-from hippograph.store.embed import FastEmbedder
-
 pytestmark = pytest.mark.anyio
 
 TOOLS = {"remember", "search", "recall", "correct", "confirm", "forget", "explain", "link", "mark_used"}
 READ_ONLY = {"search", "recall", "explain"}
-
-
-@pytest.fixture
-async def client(tmp_path: Path, models_dir: Path, embedder: FastEmbedder) -> AsyncIterator[Client]:
-    memory = SharedMemory.open(Settings(data_dir=tmp_path / "data", models_dir=models_dir), embedder=embedder)
-    try:
-        async with Client(build_server(memory)) as connected:
-            yield connected
-    finally:
-        memory.close()
 
 
 async def test_every_tool_is_described_typed_and_annotated(client: Client) -> None:

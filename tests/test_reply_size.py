@@ -3,17 +3,12 @@
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
 from mcp import Client
 from tokenizers import Tokenizer
 
-from hippograph.config import Settings
-from hippograph.mcp_app import build_server
-from hippograph.sharing.proxy import SharedMemory
-from hippograph.store.embed import FastEmbedder
 from testkit.client import call, call_tool, stdio_session
 
 pytestmark = pytest.mark.anyio
@@ -36,16 +31,6 @@ def _text(result: object) -> str:
 
 def _count(tokenizer: Tokenizer, text: str) -> int:
     return len(tokenizer.encode(text, add_special_tokens=False).ids)
-
-
-@pytest.fixture
-async def client(tmp_path: Path, models_dir: Path, embedder: FastEmbedder) -> AsyncIterator[Client]:
-    memory = SharedMemory.open(Settings(data_dir=tmp_path / "data", models_dir=models_dir), embedder=embedder)
-    try:
-        async with Client(build_server(memory)) as connected:
-            yield connected
-    finally:
-        memory.close()
 
 
 async def test_recall_text_never_exceeds_the_budget(

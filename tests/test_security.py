@@ -11,22 +11,10 @@ from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 
 from hippograph.service.memory import Memory
-from testkit.client import call
+from testkit.client import HEADERS, INIT, call
 from testkit.process import PYTHON, http_server, server_env
 
 pytestmark = pytest.mark.anyio
-
-INIT = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-06-18",
-        "capabilities": {},
-        "clientInfo": {"name": "t", "version": "1"},
-    },
-}
-HEADERS = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
 
 
 def test_scopes_never_leak_into_each_other(memory: Memory) -> None:

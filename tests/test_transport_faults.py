@@ -26,23 +26,12 @@ from hippograph.config import Settings
 from hippograph.service.memory import Memory
 from hippograph.sharing.ownership import read_owner
 from hippograph.store.embed import FastEmbedder
-from testkit.client import call, connect_http
+from testkit.client import HEADERS, INIT, call, connect_http
 from testkit.process import PYTHON, http_server, server_env
 
 pytestmark = pytest.mark.anyio
 
-INIT = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-06-18",
-        "capabilities": {},
-        "clientInfo": {"name": "t", "version": "1"},
-    },
-}
 INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
-HEADERS = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
 TOKEN = "s3cret-test-token"
 
 
