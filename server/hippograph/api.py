@@ -463,6 +463,13 @@ class MemoryAPI:
     def stats(self) -> dict[str, Any]:
         """Counts of facts by kind, status and scope, entities, edges, disk use, schema version."""
 
+    @operation(tool=False, read_only=True)
+    def names(
+        self, prefix: str, of: Literal["entity", "scope"], scope: str | None = None, limit: int = 20
+    ) -> list[str]:
+        """Known entity names (those ``scope`` and global see) or known scopes starting with
+        ``prefix`` (any case), sorted, at most ``limit``: completions for a client's argument."""
+
     @operation(tool=False)
     def doctor(self) -> dict[str, Any]:
         """Check that the stores agree, repair what does not, and report what was done."""

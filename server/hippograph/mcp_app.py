@@ -1,4 +1,4 @@
-"""MCP wiring only: tools (made from ``api.MemoryAPI``) and resources over a memory.
+"""MCP wiring only: tools (made from ``api.MemoryAPI``), resources, prompts and completions over a memory.
 
 A tool validates nothing itself: it calls the memory and returns its reply. Anticipated
 failures (``HippographError``) become tool errors whose message the model can act on.
@@ -15,7 +15,7 @@ import inspect
 import json
 import sys
 from collections.abc import Callable
-from typing import Any
+from typing import Annotated, Any, Literal
 from urllib.parse import unquote
 
 import anyio
@@ -26,8 +26,19 @@ from mcp.server.stdio import stdio_server
 from mcp.server.subscriptions import InMemorySubscriptionBus
 from mcp.shared.message import SessionMessage
 from mcp.shared.subscriptions import ResourceUpdated
-from mcp_types import CallToolResult, InputRequiredResult, TextContent, ToolAnnotations
+from mcp_types import (
+    CallToolResult,
+    Completion,
+    CompletionArgument,
+    CompletionContext,
+    InputRequiredResult,
+    PromptReference,
+    ResourceTemplateReference,
+    TextContent,
+    ToolAnnotations,
+)
 from mcp_types import Tool as MCPTool
+from pydantic import Field
 
 from hippograph import __version__
 from hippograph.api import OPERATIONS, MemoryAPI, Operation
@@ -53,6 +64,23 @@ DEFAULT_CONTEXT_QUERY = "the user: who they are, their preferences, projects and
 
 
 UPDATED_RESOURCES = ("memory://context", "memory://stats")
+
+ENTITY_TEMPLATE = "memory://entity/{name}{?scope}"
+COMPLETIONS = 20  # most values one completion offers
+PROMPT_BUDGET = 400  # tokens of recall a prompt carries: context, not the answer
+
+RECALL_PROMPT = """\
+What do you know about {topic}? Answer from memory: search or recall it (again with other words if \
+results are thin), say what is stored and how sure it is, and say plainly what memory does not hold. \
+Pass the ids of the facts you used to mark_used.
+
+{context}"""
+
+SAVE_PROMPT = """\
+Save this conversation's durable decisions, preferences and facts to memory{focus}. For each: search \
+first; if it is stored and still true, skip it; if it changed, correct that fact; else remember it as \
+one self-contained statement (names, not pronouns) with its entities. Skip passing details and secrets. \
+Then list what you saved or corrected, in one line each."""
 
 
 # A long call's progress, for clients that ask: what it is doing, then what it found.
@@ -230,6 +258,7 @@ def build_server(memory: MemoryAPI, scope: str = GLOBAL_SCOPE) -> MemoryServer:
                     read_only_hint=operation.read_only,
                     destructive_hint=operation.destructive,
                     idempotent_hint=operation.idempotent,
+                    open_world_hint=False,  # memory is a closed world: no system outside it
                 ),
                 structured_output=True,
             )
@@ -273,7 +302,7 @@ def build_server(memory: MemoryAPI, scope: str = GLOBAL_SCOPE) -> MemoryServer:
         return json.dumps(memory.stats(), default=str)
 
     @server.resource(
-        "memory://entity/{name}{?scope}",
+        ENTITY_TEMPLATE,
         name="entity",
         title="Entity profile",
         description="What memory holds about one entity (person, project, ...) in the server's scope (or "
@@ -294,4 +323,60 @@ def build_server(memory: MemoryAPI, scope: str = GLOBAL_SCOPE) -> MemoryServer:
         lines = [f"# {entity}", ""] + [f"- {hit.content} [{hit.id}, {hit.status}]" for hit in found.results]
         return "\n".join(lines)
 
+    _add_prompts(server, memory, default_scope)
     return server
+
+
+def _add_prompts(server: MemoryServer, memory: MemoryAPI, scope: str) -> None:
+    """The two prompts (recall a topic, save the conversation) and completions for their and the
+    resource templates' arguments: entity names, and scopes."""
+
+    @server.prompt("what_do_you_know", title="What do you know about...")
+    async def what_do_you_know(
+        topic: Annotated[str, Field(description="A person, project or subject, e.g. Alice.")],
+    ) -> str:
+        """Answer from memory what it holds about a topic, with its recall as context."""
+        try:
+            recalled = await anyio.to_thread.run_sync(
+                lambda: memory.recall(topic, budget_tokens=PROMPT_BUDGET, scope=scope).narrative
+            )
+        except HippographError:
+            recalled = ""
+        context = (
+            f"Memory's recall for {topic}:\n{recalled}" if recalled else f"Recall found nothing on {topic}."
+        )
+        return RECALL_PROMPT.format(topic=topic, context=context)
+
+    @server.prompt("save_decisions", title="Save this session's decisions")
+    def save_decisions(
+        focus: Annotated[str | None, Field(description="Only what concerns this, e.g. the deploy.")] = None,
+    ) -> str:
+        """Remember each durable decision, preference and fact of this conversation, without duplicates."""
+        return SAVE_PROMPT.format(focus=f" about {focus}" if focus else "")
+
+    @server.completion()
+    async def complete(
+        ref: PromptReference | ResourceTemplateReference,
+        argument: CompletionArgument,
+        context: CompletionContext | None,
+    ) -> Completion | None:
+        named = (context.arguments if context else None) or {}
+        of: Literal["entity", "scope"]
+        if argument.name == "scope" and isinstance(ref, ResourceTemplateReference):
+            of, within = "scope", None
+        elif (
+            isinstance(ref, PromptReference) and (ref.name, argument.name) == ("what_do_you_know", "topic")
+        ) or (
+            isinstance(ref, ResourceTemplateReference)
+            and (ref.uri, argument.name) == (ENTITY_TEMPLATE, "name")
+        ):
+            of, within = "entity", named.get("scope") or scope
+        else:
+            return None
+        try:
+            values = await anyio.to_thread.run_sync(
+                lambda: memory.names(unquote(argument.value), of, scope=within, limit=COMPLETIONS + 1)
+            )
+        except HippographError:
+            return None
+        return Completion(values=values[:COMPLETIONS], has_more=len(values) > COMPLETIONS)

@@ -121,6 +121,7 @@ class Memory(MemoryAPI):
             "mark_used": self.usage.mark_used,
             "search": self.reader.search,
             "recall": self.reader.recall,
+            "names": self.reader.names,
             "explain": self.explainer.explain,
             "maintain": self.upkeep.maintain,
             "stats": self.upkeep.stats,

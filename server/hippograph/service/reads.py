@@ -26,7 +26,7 @@ from hippograph.domain.visibility import visible_scopes
 from hippograph.retrieval.ranking import Lookback
 from hippograph.service.shaping import search_hit, why
 from hippograph.service.stores import Stores
-from hippograph.store.graph import GraphView
+from hippograph.store.graph import EVERYWHERE, GraphView
 from hippograph.store.vectors import Filter
 from hippograph.text.narrative import NarrativeFact, Profile, build_narrative
 from hippograph.text.query_intent import plan
@@ -154,6 +154,13 @@ class Reader:
             for e in sorted(mentioned.values(), key=lambda e: -e.mention_count)
         ]
         return self._fit(context, narrative_facts, profiles, budget, found.notes)
+
+    def names(self, prefix: str, of: str, scope: str | None = None, limit: int = 20) -> list[str]:
+        limit = max(0, min(limit, self.stores.settings.max_limit))
+        if of == "scope":  # any scope may be named in a read (as memory://stats lists them)
+            return self.stores.graph.view(EVERYWHERE).scopes(prefix, limit=limit)
+        view = self.stores.graph.view(visible_scopes(check.scope(scope)))
+        return view.entity_names(prefix, limit=limit)
 
     def _fit(
         self,

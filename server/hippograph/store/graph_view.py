@@ -147,3 +147,18 @@ class GraphView:
                     if eid in m._names and sees(eid):
                         names.setdefault(fid, []).append(m._names[eid])
             return names
+
+    def entity_names(self, prefix: str, *, limit: int) -> list[str]:
+        """Names of the seen entities starting with ``prefix`` (any case), sorted, at most ``limit``."""
+        m, sees, folded = self._m, self.sees, prefix.casefold()
+        with m._lock:
+            found = {n for eid, n in m._names.items() if n.casefold().startswith(folded) and sees(eid)}
+        return sorted(found, key=str.casefold)[:limit]
+
+    def scopes(self, prefix: str, *, limit: int) -> list[str]:
+        """The seen scopes that hold a fact or entity and start with ``prefix``, sorted, at most ``limit``."""
+        m, folded = self._m, prefix.casefold()
+        with m._lock:
+            found = set(m._scope.values())
+        seen = found if self._scopes is None else found & self._scopes
+        return sorted(s for s in seen if s.casefold().startswith(folded))[:limit]
