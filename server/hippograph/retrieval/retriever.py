@@ -122,8 +122,10 @@ class Retriever:
             lookback=lookback,
         )
         ranked = self._with_relevance(ranked, vector)
-        unknown = self._unknown_names(plan, where)
-        if unknown and max((r.relevance for r in ranked), default=0.0) < self.policy.min_relevance:
+        # Names are looked up (up to two keyword queries each) only when nothing is close.
+        confident = max((r.relevance for r in ranked), default=0.0) >= self.policy.min_relevance
+        unknown = [] if confident else self._unknown_names(plan, where)
+        if unknown:
             notes.append(f"no confident match: no fact mentions {', '.join(unknown)}")
             return [], notes
         return ranked, notes
