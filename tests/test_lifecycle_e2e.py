@@ -40,13 +40,18 @@ async def test_correct_builds_a_chain_that_explain_shows_both_ways(tmp_path: Pat
         assert oldest["fact"]["status"] == "superseded"
         assert oldest["fact"]["valid_until"] == paris["created_at"]
 
-        now_ids = [h["id"] for h in (await call(session, "search", query="where does Alice live"))["results"]]
+        now = (await call(session, "search", query="where does Alice live"))["results"]
+        now_ids = [h["id"] for h in now]
         assert now_ids[0] == lyon["id"]
+        assert now[0]["replaces"] == "Alice lives in Paris"  # what changed, without an explain
         assert berlin["id"] not in now_ids and paris["id"] not in now_ids
         then = await call(session, "search", query="where does Alice live", known_at=berlin["created_at"])
         assert [(h["id"], h["status"]) for h in then["results"]] == [(berlin["id"], "staged")]
         history = await call(session, "search", query="where does Alice live", include_history=True)
         assert {berlin["id"], paris["id"], lyon["id"]} <= {h["id"] for h in history["results"]}
+        await call(session, "forget", fact_id=paris["id"], purge=True)
+        now = (await call(session, "search", query="where does Alice live"))["results"]
+        assert now[0]["id"] == lyon["id"] and "replaces" not in now[0]  # a purged text is not shown
 
 
 async def test_forget_removes_a_fact_from_results_but_keeps_history(tmp_path: Path, models_dir: Path) -> None:

@@ -279,6 +279,9 @@ class SearchHit(BaseModel):
     corroborations: int = Field(
         default=1, description="Times it was stated (shown from 2).", exclude_if=_once
     )
+    replaces: str | None = Field(
+        default=None, description="The content of the fact it superseded, if any.", exclude_if=_none
+    )
     # detail=true
     confidence: float | None = Field(default=None, exclude_if=_none)
     scope: str | None = Field(default=None, exclude_if=_none)

@@ -17,6 +17,7 @@ from hippograph.domain.models import (
     HISTORY_STATUSES,
     EdgeType,
     Entity,
+    Fact,
     FactKind,
     FactStatus,
     RecallOut,
@@ -106,6 +107,7 @@ class Reader:
         view = self.stores.graph.view(scopes)
         names = view.entity_names_for([r.fact.id for r in ranked])
         contested = self._contested(view, [r.fact.id for r in ranked])
+        replaced = self._replaced(view, [r.fact.id for r in ranked])
         results = [
             search_hit(
                 r.fact,
@@ -114,6 +116,7 @@ class Reader:
                 relevance=r.relevance,
                 entity_names=names.get(r.fact.id, []),
                 contested_by=contested.get(r.fact.id, []),
+                replaces=replaced.get(r.fact.id),
                 reasons=r.reasons,
                 detail=detail,
             )
@@ -200,6 +203,21 @@ class Reader:
         if out.tokens > budget:  # only notes left to cut: what was degraded matters less than fitting
             out = _measured(RecallOut(narrative="", tokens=0), count)
         return out
+
+    def _replaced(self, view: GraphView, fact_ids: Sequence[str]) -> dict[str, str]:
+        """For each fact that superseded another the caller sees, the newest such one's content:
+        what changed, in one line ("deploys on Tuesdays" replaces "deploys on Fridays")."""
+        wanted = set(fact_ids)
+        edges = [e for e in view.fact_edges(fact_ids, [EdgeType.SUPERSEDES]) if e.src in wanted]
+        older = self.stores.graph.get_facts(sorted({e.dst for e in edges}))
+        replaced: dict[str, Fact] = {}
+        for edge in edges:
+            old = older.get(edge.dst)
+            if old is not None and old.status is not FactStatus.PURGED:
+                kept = replaced.get(edge.src)
+                if kept is None or old.created_at > kept.created_at:
+                    replaced[edge.src] = old
+        return {fid: old.content for fid, old in replaced.items()}
 
     def _contested(self, view: GraphView, fact_ids: Sequence[str]) -> dict[str, list[str]]:
         """For each fact, the active facts the caller sees a CONTRADICTS edge join it to (either way)."""

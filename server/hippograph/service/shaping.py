@@ -65,6 +65,7 @@ def search_hit(
     contested_by: Sequence[str],
     reasons: dict[str, Any],
     detail: bool,
+    replaces: str | None = None,
 ) -> SearchHit:
     """A search result: what a reader needs to use the fact; with ``detail``, all of it and why it matched."""
     more: dict[str, Any] = {}
@@ -84,6 +85,7 @@ def search_hit(
         entities=list(entity_names),
         contested_by=list(contested_by),
         corroborations=fact.corroborations,
+        replaces=replaces,
         **more,
     )
 
