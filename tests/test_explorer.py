@@ -35,6 +35,10 @@ class Seeded:
     lisbon: str
     tea: str  # confirmed
     birthday: str  # retracted
+    bob: str
+    decision: str
+    meetup: str  # happened in 2023: first on the timeline
+    carol: str
     ids: tuple[str, ...]
     entities: frozenset[str]
 
@@ -48,13 +52,13 @@ def seeded(memory: Memory) -> Seeded:
         "Alice lives in Berlin", ["Alice", "Berlin"], subject="Alice", predicate="lives_in", object="Berlin"
     )
     tea = remember("Alice prefers green tea over coffee", ["Alice"], kind="preference")
-    others = [
-        remember("Bob works on the Hippograph project", ["Bob", "Hippograph"]),
-        remember("We decided to store memories in Kuzu", ["Hippograph", "Kuzu"], kind="decision"),
-        remember("To release, tag the commit and push the tag", ["Hippograph"], kind="procedure"),
-        remember("Alice met Bob at a meetup in 2023", ["Alice", "Bob"], kind="episode"),
-        remember("Carol does not drink coffee", ["Carol"], kind="negative"),
-    ]
+    bob = remember("Bob works on the Hippograph project", ["Bob", "Hippograph"])
+    decision = remember("We decided to store memories in Kuzu", ["Hippograph", "Kuzu"], kind="decision")
+    release = remember("To release, tag the commit and push the tag", ["Hippograph"], kind="procedure")
+    meetup = remember(
+        "Alice met Bob at a meetup in 2023", ["Alice", "Bob"], kind="episode", event_time="2023-05-10"
+    )
+    carol = remember("Carol does not drink coffee", ["Carol"], kind="negative")
     birthday = remember("Bob's birthday is on the third of March", ["Bob"])
     lisbon = memory.correct(
         "Alice lives in Lisbon", fact_id=berlin, object="Lisbon", entities=["Alice", "Lisbon"]
@@ -66,7 +70,11 @@ def seeded(memory: Memory) -> Seeded:
         lisbon=lisbon,
         tea=tea,
         birthday=birthday,
-        ids=(berlin, tea, *others, birthday, lisbon),
+        bob=bob,
+        decision=decision,
+        meetup=meetup,
+        carol=carol,
+        ids=(berlin, tea, bob, decision, release, meetup, carol, birthday, lisbon),
         entities=frozenset({"Alice", "Berlin", "Bob", "Hippograph", "Kuzu", "Carol", "Lisbon"}),
     )
 
@@ -146,7 +154,14 @@ def test_graph_limit_out_of_range_is_a_400(client: TestClient, limit: str) -> No
 
 def test_empty_store_draws_an_empty_graph(client: TestClient) -> None:
     body = client.get("/api/graph").json()
-    assert body == {"nodes": [], "edges": [], "facts_total": 0, "facts_shown": 0, "limit": 500}
+    assert body == {
+        "nodes": [],
+        "edges": [],
+        "facts_total": 0,
+        "facts_shown": 0,
+        "limit": 500,
+        "scope": "global",
+    }
 
 
 def test_search_finds_the_fact_and_changes_nothing(
@@ -204,9 +219,17 @@ def test_page_and_bundled_files_are_served_without_a_cdn(client: TestClient) -> 
     assert page.headers["content-type"].startswith("text/html")
     assert "default-src 'self'" in page.headers["content-security-policy"]
     assert 'src="/static/vendor/cytoscape.min.js"' in page.text
+    assert 'type="module" src="/static/js/main.js"' in page.text
+    assert "<script>" not in page.text  # no inline script: the CSP would refuse it
     assert "http://" not in page.text and "https://" not in page.text
-    for path in ("/static/explorer.js", "/static/explorer.css", "/static/vendor/cytoscape.min.js"):
+    modules = sorted(p.name for p in (static_dir() / "js").glob("*.js"))
+    for path in (
+        "/static/explorer.css",
+        "/static/vendor/cytoscape.min.js",
+        *(f"/static/js/{m}" for m in modules),
+    ):
         assert client.get(path).status_code == 200, path
+        assert "http://" not in client.get(path).text or path.startswith("/static/vendor"), path
     assert "Cytoscape Consortium" in client.get("/static/vendor/cytoscape.LICENSE").text
     missing = client.get("/static/nope.js")
     assert (missing.status_code, missing.json()) == (404, {"error": "Not Found"})
@@ -235,6 +258,150 @@ def test_a_named_bind_address_is_also_accepted_as_host() -> None:
     assert hosts_for("192.168.1.10") == (*LOOPBACK_HOSTS, "192.168.1.10")
     assert hosts_for("fd00::5") == (*LOOPBACK_HOSTS, "[fd00::5]")
     assert hosts_for("memory.lan") == (*LOOPBACK_HOSTS, "memory.lan")
+
+
+def test_graph_filters_by_kind_and_status(client: TestClient, seeded: Seeded) -> None:
+    def facts(**params: str) -> set[str]:
+        body = client.get("/api/graph", params=params).json()
+        return {n["id"] for n in body["nodes"] if n["group"] == "fact"}
+
+    assert facts(kind="preference,decision") == {seeded.tea, seeded.decision}
+    assert facts(status="superseded") == {seeded.berlin}
+    assert facts(status="retracted", kind="fact") == {seeded.birthday}
+    counted = client.get("/api/graph", params={"status": "confirmed,superseded"}).json()
+    assert (counted["facts_total"], counted["facts_shown"]) == (2, 2)
+    wrong = client.get("/api/graph", params={"kind": "gossip"})
+    assert wrong.status_code == 400
+    assert wrong.json()["error"].startswith("kinds 'gossip' is not known: use one of fact, preference")
+
+
+def test_scopes_lists_the_known_scopes_and_the_pages_first(memory: Memory) -> None:
+    memory.remember("Falcon launch is in May", scope="project:falcon")
+    app = build_app(memory, scope="project:hack")
+    with TestClient(app, base_url="http://127.0.0.1:8766") as client:
+        body = client.get("/api/scopes").json()
+        shown = client.get("/api/graph").json()["scope"]
+    assert body == {"default": "project:hack", "scopes": ["global", "project:falcon", "project:hack"]}
+    assert shown == "project:hack"
+
+
+def test_browsing_changes_nothing_memory_believes(client: TestClient, memory: Memory, seeded: Seeded) -> None:
+    before = {fid: memory.explain(fid) for fid in seeded.ids}
+    for path in ("/api/graph", "/api/search?q=Alice", f"/api/fact/{seeded.tea}", "/api/stats", "/api/scopes"):
+        assert client.get(path).status_code == 200, path
+    assert {fid: memory.explain(fid) for fid in seeded.ids} == before
+
+
+# ---------------------------------------------------------------- acting from the page
+
+PAGE = {"X-Hippograph-Explorer": "1", "Origin": "http://127.0.0.1:8766"}
+
+
+def test_confirm_from_the_page_pins_the_fact(client: TestClient, memory: Memory, seeded: Seeded) -> None:
+    response = client.post("/api/confirm", json={"fact_id": seeded.decision}, headers=PAGE)
+    assert response.status_code == 200
+    assert (response.json()["id"], response.json()["status"]) == (seeded.decision, "confirmed")
+    explained = memory.explain(seeded.decision)
+    assert (explained.fact.status, explained.pinned, explained.fact.confidence) == ("confirmed", True, 1.0)
+
+
+def test_correct_from_the_page_supersedes_the_old_fact(
+    client: TestClient, memory: Memory, seeded: Seeded
+) -> None:
+    sent = {"fact_id": seeded.lisbon, "content": "Alice lives in Porto", "event_time": "2025-02-01"}
+    response = client.post("/api/correct", json=sent, headers=PAGE)
+    assert response.status_code == 200
+    new = response.json()
+    assert (new["corrected"], new["content"], new["source"]) == (
+        seeded.lisbon,
+        "Alice lives in Porto",
+        "user_edit",
+    )
+    assert [f.id for f in memory.explain(seeded.lisbon).superseded_by] == [new["id"]]
+    assert memory.explain(seeded.lisbon).fact.status == "superseded"
+
+
+def test_forget_from_the_page_retracts_and_purge_erases(
+    client: TestClient, memory: Memory, seeded: Seeded
+) -> None:
+    kept = {"fact_id": seeded.carol, "reason": "she drinks it now"}
+    forgotten = client.post("/api/forget", json=kept, headers=PAGE)
+    erased = client.post("/api/forget", json={"fact_id": seeded.tea, "purge": True}, headers=PAGE)
+    assert (forgotten.status_code, erased.status_code) == (200, 200)
+    assert memory.explain(seeded.carol).status_reason == "she drinks it now"
+    assert memory.explain(seeded.carol).fact.status == "retracted"
+    assert (memory.explain(seeded.tea).fact.status, memory.explain(seeded.tea).fact.content) == ("purged", "")
+    drawn = {n["id"] for n in client.get("/api/graph").json()["nodes"]}
+    assert seeded.carol in drawn and seeded.tea not in drawn  # a tombstone has nothing to draw
+
+
+def test_a_correction_holding_a_secret_is_refused_and_nothing_changes(
+    client: TestClient, memory: Memory, seeded: Seeded
+) -> None:
+    secret = "Alice's key is sk-proj-4fTq9XbV2mL8nR3kP7wZ1yH6jD5cA0eS"
+    response = client.post("/api/correct", json={"fact_id": seeded.lisbon, "content": secret}, headers=PAGE)
+    assert response.status_code == 400
+    assert "sk-proj" not in response.json()["error"]
+    assert memory.explain(seeded.lisbon).fact.status != "superseded"
+    assert memory.stats()["facts"] == len(seeded.ids)
+
+
+@pytest.mark.parametrize(
+    ("headers", "status", "says"),
+    [
+        ({}, 403, "a write needs the header X-Hippograph-Explorer: 1"),
+        (
+            {"X-Hippograph-Explorer": "1", "Origin": "http://evil.example"},
+            403,
+            "'http://evil.example' is refused",
+        ),
+        ({"X-Hippograph-Explorer": "1", "Origin": "null"}, 403, "only the explorer's own page may write"),
+    ],
+)
+def test_writes_another_page_could_send_are_refused(
+    client: TestClient, memory: Memory, seeded: Seeded, headers: dict[str, str], status: int, says: str
+) -> None:
+    response = client.post("/api/forget", json={"fact_id": seeded.lisbon, "purge": True}, headers=headers)
+    assert response.status_code == status
+    assert says in response.json()["error"]
+    assert memory.explain(seeded.lisbon).fact.content == "Alice lives in Lisbon"
+
+
+def test_a_write_sent_as_a_form_is_refused(client: TestClient, seeded: Seeded) -> None:
+    headers = {"X-Hippograph-Explorer": "1"}
+    response = client.post("/api/confirm", data={"fact_id": seeded.lisbon}, headers=headers)
+    assert response.status_code == 415
+    assert response.json() == {"error": "send the write as JSON, with Content-Type: application/json"}
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "says"),
+    [
+        ("/api/confirm", {}, "fact_id: Field required; send e.g. "),
+        (
+            "/api/confirm",
+            ["f_0123456789abcdef"],
+            'send a JSON object, e.g. {"fact_id": "f_0123456789abcdef"}',
+        ),
+        (
+            "/api/forget",
+            {"fact_id": "f_0123456789abcdef", "purge": "yes"},
+            "purge: Input should be a valid boolean",
+        ),
+        ("/api/correct", {"fact_id": "f_0123456789abcdef", "text": "x"}, "unknown field 'text': send only"),
+        ("/api/confirm", {"fact_id": "not-an-id"}, "is not a fact id"),
+    ],
+)
+def test_a_bad_write_says_what_to_send(client: TestClient, path: str, body: object, says: str) -> None:
+    response = client.post(path, json=body, headers=PAGE)
+    assert response.status_code == 400
+    assert says in response.json()["error"]
+
+
+def test_an_unknown_fact_is_a_404_and_a_write_by_get_a_405(client: TestClient) -> None:
+    missing = client.post("/api/confirm", json={"fact_id": "f_0123456789abcdef"}, headers=PAGE)
+    assert missing.status_code == 404
+    assert client.get("/api/forget").status_code == 405
 
 
 # ---------------------------------------------------------------- the page, in a browser
