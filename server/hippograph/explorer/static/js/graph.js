@@ -14,16 +14,20 @@ const FACT_LINE = 1.25;
 const FACT_PADDING = 8;
 const FONT_FAMILY = "system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif";
 // Paths between two search hits are highlighted up to this many edges (hit, entity, ..., hit).
-const MAX_PATH_EDGES = 4;
+const MAX_PATH_EDGES = 3;
 
 function graphStyle() {
   const perKind = Object.entries(KIND_COLOURS).map(([kind, colour]) => ({
     selector: `node.fact[kind = "${kind}"]`,
     style: { "background-color": tint(colour, 0.8), "border-color": colour },
   }));
+  // From afar a fact's short label stands in for its box: it wears the box's colours.
+  const farPerKind = Object.entries(KIND_COLOURS).map(([kind, colour]) => ({
+    selector: `node.fact.far[kind = "${kind}"]`,
+    style: { "text-background-color": tint(colour, 0.85), "text-border-color": colour },
+  }));
   return [
     { selector: "node", style: { "font-family": FONT_FAMILY } },
-    ...labelStyle,
     {
       selector: "node.entity",
       style: {
@@ -61,6 +65,12 @@ function graphStyle() {
       },
     },
     ...perKind,
+    ...labelStyle, // after the box styles: a far fact's label overrides how they wrap text
+    ...farPerKind,
+    {
+      selector: "node.fact.far.superseded, node.fact.far.retracted",
+      style: { "text-background-color": "#f3f4f6", "text-border-color": HISTORY_GREY },
+    },
     { selector: "node.fact.confirmed", style: { "border-width": 3.5 } },
     { selector: "node.fact.dormant", style: { "border-style": "dashed", opacity: 0.75 } },
     {

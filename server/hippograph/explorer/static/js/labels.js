@@ -46,9 +46,12 @@ export const labelStyle = [
     style: {
       "text-wrap": "none",
       "text-background-color": "#ffffff",
-      "text-background-opacity": 0.85,
-      "text-background-padding": 2,
+      "text-background-opacity": 0.95,
+      "text-background-padding": 3,
       "text-background-shape": "round-rectangle",
+      "text-border-width": 1,
+      "text-border-opacity": 1,
+      "text-border-color": "#9ca3af",
     },
   },
 ];

@@ -7,7 +7,17 @@ import { markTimelineHits } from "./timeline.js";
 import { hooks, state } from "./state.js";
 
 const DEBOUNCE_MS = 300;
+// Search ranks every fact it can reach; the page highlights the ones that stand out: those
+// scoring at least this share of the best, at most MAX_LIT.
+const HIT_SHARE = 0.2;
+const MAX_LIT = 10;
 let debounce = 0;
+
+function strongest(hits) {
+  if (!hits.length) return [];
+  const best = hits[0].score;
+  return hits.filter((hit) => hit.score >= best * HIT_SHARE).slice(0, MAX_LIT);
+}
 
 function showHits(ids) {
   state.hits = ids;
@@ -16,14 +26,15 @@ function showHits(ids) {
   return drawn;
 }
 
-function resultButton(hit) {
+function resultButton(hit, lit) {
   return el(
     "button",
     {
       type: "button",
-      className: "result",
+      className: `result${lit ? " lit" : ""}`,
       "data-testid": "search-result",
       "data-fact-id": hit.id,
+      "data-lit": lit,
       onClick: () => hooks.select(hit.id, { centre: true }),
     },
     el("span", { className: `text status-${hit.status}` }, hit.content),
@@ -37,11 +48,12 @@ function resultButton(hit) {
   );
 }
 
-function summarise(count, drawn) {
+function summarise(count, lit, drawn) {
   if (!count) return "No facts match.";
   const matched = `${count} fact${count === 1 ? "" : "s"} match`;
-  if (drawn === count) return `${matched}, highlighted on the graph.`;
-  return `${matched}; ${drawn} of them drawn and highlighted (the others are outside the view).`;
+  const best = lit === count ? "all highlighted" : `the best ${lit} highlighted`;
+  if (drawn === lit) return `${matched}, ${best} on the graph.`;
+  return `${matched}, ${best}: ${drawn} of those are drawn (the others are outside the view).`;
 }
 
 export async function runSearch() {
@@ -71,9 +83,10 @@ export async function runSearch() {
   }
   if (seq !== state.searchSeq) return;
   const hits = found.results;
-  const drawn = showHits(hits.map((hit) => hit.id));
-  note.textContent = summarise(hits.length, drawn);
-  list.replaceChildren(...hits.map((hit) => el("li", {}, resultButton(hit))));
+  const lit = strongest(hits);
+  const drawn = showHits(lit.map((hit) => hit.id));
+  note.textContent = summarise(hits.length, lit.length, drawn);
+  list.replaceChildren(...hits.map((hit) => el("li", {}, resultButton(hit, lit.includes(hit)))));
 }
 
 function moveFocus(step) {

@@ -5,6 +5,11 @@ import { byId, el, kindBadge, statusBadge, when } from "./dom.js";
 import { hooks, state } from "./state.js";
 
 const moment = (fact) => fact.event_time || fact.created_at;
+// The time of day under the day's heading; none for a date given without one (midnight UTC).
+const timeOfDay = (iso) => {
+  const time = when(iso).slice(11);
+  return time.startsWith("00:00:00") ? "" : time;
+};
 
 function chronological(facts) {
   const at = (fact) => Date.parse(moment(fact));
@@ -28,7 +33,7 @@ function item(fact) {
       el(
         "span",
         { className: "meta" },
-        el("time", { datetime: moment(fact) }, when(moment(fact))),
+        el("time", { datetime: moment(fact) }, timeOfDay(moment(fact))),
         el(
           "span",
           { className: "tl-when", title: happened ? "when it happened" : "when memory was told" },
