@@ -277,19 +277,23 @@ def test_graph_filters_by_kind_and_status(client: TestClient, seeded: Seeded) ->
     assert wrong.json()["error"].startswith("kinds 'gossip' is not known: use one of fact, preference")
 
 
-def test_scopes_lists_the_known_scopes_and_the_pages_first(memory: Memory) -> None:
+def test_page_setup_lists_the_known_scopes_and_the_pages_first(memory: Memory) -> None:
     memory.remember("Falcon launch is in May", scope="project:falcon")
     app = build_app(memory, scope="project:hack")
     with TestClient(app, base_url="http://127.0.0.1:8766") as client:
-        body = client.get("/api/scopes").json()
+        body = client.get("/api/page").json()
         shown = client.get("/api/graph").json()["scope"]
-    assert body == {"default": "project:hack", "scopes": ["global", "project:falcon", "project:hack"]}
+    assert body == {
+        "scope": "project:hack",
+        "scopes": ["global", "project:falcon", "project:hack"],
+        "writable": True,
+    }
     assert shown == "project:hack"
 
 
 def test_browsing_changes_nothing_memory_believes(client: TestClient, memory: Memory, seeded: Seeded) -> None:
     before = {fid: memory.explain(fid) for fid in seeded.ids}
-    for path in ("/api/graph", "/api/search?q=Alice", f"/api/fact/{seeded.tea}", "/api/stats", "/api/scopes"):
+    for path in ("/api/graph", "/api/search?q=Alice", f"/api/fact/{seeded.tea}", "/api/stats", "/api/page"):
         assert client.get(path).status_code == 200, path
     assert {fid: memory.explain(fid) for fid in seeded.ids} == before
 
@@ -398,6 +402,17 @@ def test_a_bad_write_says_what_to_send(client: TestClient, path: str, body: obje
     response = client.post(path, json=body, headers=PAGE)
     assert response.status_code == 400
     assert says in response.json()["error"]
+
+
+def test_an_explorer_listening_beyond_loopback_takes_no_writes(memory: Memory, seeded: Seeded) -> None:
+    server = uvicorn_server(memory, "192.168.1.10", 8766)
+    with TestClient(server.config.app, base_url="http://192.168.1.10:8766") as client:
+        assert client.get("/api/page").json()["writable"] is False
+        refused = client.post("/api/forget", json={"fact_id": seeded.lisbon, "purge": True}, headers=PAGE)
+        assert client.get("/api/graph").status_code == 200
+    assert refused.status_code == 403
+    assert refused.json()["error"].startswith("this explorer is read-only: it listens beyond loopback")
+    assert memory.explain(seeded.lisbon).fact.content == "Alice lives in Lisbon"
 
 
 def test_an_unknown_fact_is_a_404_and_a_write_by_get_a_405(client: TestClient) -> None:

@@ -194,12 +194,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     # Every file the stores create is this user's alone (the data dir is 0700 as well).
     os.umask(0o077)
 
+    if command == "explore":  # says its address before loading the database engines
+        return _explore(args, settings)
+
     from hippograph.sharing.proxy import SharedMemory  # deferred: loads the database engines
 
     if command == "hook":
         return _run_hook(settings, SharedMemory.open)
-    if command == "explore":
-        return _explore(args, settings, SharedMemory.serve)
     if command == "serve":
         # Imported before the stores start opening in the background: both are CPU-bound
         # Python, and the server should be ready to answer the client first.
@@ -249,7 +250,7 @@ def _run_hook(settings: Settings, open_memory: Callable[[Settings], SharedMemory
     return EXIT_OK
 
 
-def _explore(args: argparse.Namespace, settings: Settings, join: Callable[[Settings], SharedMemory]) -> int:
+def _explore(args: argparse.Namespace, settings: Settings) -> int:
     """The explorer: its port first (taken: say so, exit 2), its address at once, then the memory.
 
     It joins the data dir as a server does: through the owner's API while another process owns
@@ -268,8 +269,10 @@ def _explore(args: argparse.Namespace, settings: Settings, join: Callable[[Setti
     print(
         f"hippograph explorer: {explorer.url(host, args.port)} (Ctrl-C to stop)", file=sys.stderr, flush=True
     )
+    from hippograph.sharing.proxy import SharedMemory  # deferred: loads the database engines
+
     try:
-        memory = join(settings)
+        memory = SharedMemory.serve(settings)
     except StoreError as err:
         sock.close()
         print(f"hippograph: {err}", file=sys.stderr)

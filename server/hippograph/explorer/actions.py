@@ -6,7 +6,8 @@ without a CORS preflight, which this app never grants) and, when the browser nam
 ``Origin``, that origin must be the address the request was sent to. (The Host header of every
 request is checked by ``app.build_app``: DNS rebinding.) Each write runs through ``MemoryAPI``
 as a tool call does, so the process that owns the stores screens it for secrets and applies the
-lifecycle's rules; a refused write changes nothing.
+lifecycle's rules; a refused write changes nothing. An explorer listening beyond loopback
+takes no writes at all: nothing there tells the user's page from anyone else on the network.
 """
 
 from __future__ import annotations
@@ -73,7 +74,7 @@ def check_same_origin(request: Request) -> None:
         raise HTTPException(415, "send the write as JSON, with Content-Type: application/json")
 
 
-async def read_body(request: Request, model: type[B]) -> B:
+async def _read_body(request: Request, model: type[B]) -> B:
     """The write's JSON object as ``model``, or ``InvalidInput`` saying what to send."""
     check_same_origin(request)
     example = _EXAMPLES[model]
@@ -96,9 +97,20 @@ async def read_body(request: Request, model: type[B]) -> B:
         raise InvalidInput(f"{problems}; send e.g. {example}") from None
 
 
-def routes(memory: MemoryAPI, call: Call) -> list[Route]:
+def routes(memory: MemoryAPI, call: Call, *, writable: bool = True) -> list[Route]:
     """``POST /api/confirm``, ``/api/correct`` and ``/api/forget``: each answers what the tool of
-    that name returns (the fact as it now stands; for correct, the new fact)."""
+    that name returns (the fact as it now stands; for correct, the new fact). Not ``writable``
+    (listening beyond loopback, where the page has no way to prove who sends a write): 403."""
+
+    async def read_body(request: Request, model: type[B]) -> B:
+        if not writable:
+            raise HTTPException(
+                403,
+                "this explorer is read-only: it listens beyond loopback, where anyone who reaches it "
+                "could change your memory. Run hippograph explore without --host to confirm, "
+                "correct or forget from the page",
+            )
+        return await _read_body(request, model)
 
     async def confirm(request: Request) -> JSONResponse:
         body = await read_body(request, ConfirmBody)

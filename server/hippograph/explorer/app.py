@@ -127,15 +127,20 @@ async def _http_error(request: Request, exc: Exception) -> Response:
 
 
 def build_app(
-    memory: MemoryAPI, *, allowed_hosts: Sequence[str] = LOOPBACK_HOSTS, scope: str = "global"
+    memory: MemoryAPI,
+    *,
+    allowed_hosts: Sequence[str] = LOOPBACK_HOSTS,
+    scope: str = "global",
+    writable: bool = True,
 ) -> Starlette:
     """The explorer as an ASGI app over ``memory`` (which the caller closes).
 
     ``GET /`` the page, ``/static/...`` its files; JSON: ``/api/graph?limit=N&scope=S&kind=K,..
     &status=S,..`` (the N newest facts, default 500, at most 5000), ``/api/search?q=...&history=1``,
-    ``/api/fact/{id}`` (explain), ``/api/stats``, ``/api/scopes``; ``POST /api/confirm``,
-    ``/api/correct``, ``/api/forget`` (see ``actions``). Graph and search show one scope and
-    global, as a search from that scope would; ``scope`` is the page's first. Failures are
+    ``/api/fact/{id}`` (explain), ``/api/stats``, ``/api/page`` (the first scope, the known ones,
+    whether it may write); ``POST /api/confirm``, ``/api/correct``, ``/api/forget`` (see
+    ``actions``; refused unless ``writable``). Graph and search show one scope and global, as a
+    search from that scope would; ``scope`` is the page's first. Failures are
     ``{"error": message}``: 400 bad input, 403 a write from another page, 404 unknown id, 409 a
     change the fact's status does not allow. Requests whose Host header is not in
     ``allowed_hosts`` get a 400 (DNS-rebinding guard).
@@ -189,9 +194,9 @@ def build_app(
     def stats(request: Request) -> dict[str, Any]:
         return memory.stats()
 
-    def scopes(request: Request) -> dict[str, Any]:
+    def start(request: Request) -> dict[str, Any]:
         known = memory.names("", "scope", limit=MAX_SCOPES)
-        return {"default": scope, "scopes": sorted({"global", scope, *known})}
+        return {"scope": scope, "scopes": sorted({"global", scope, *known}), "writable": writable}
 
     return Starlette(
         routes=[
@@ -200,8 +205,8 @@ def build_app(
             Route("/api/search", reading(search)),
             Route("/api/fact/{fact_id}", reading(fact)),
             Route("/api/stats", reading(stats)),
-            Route("/api/scopes", reading(scopes)),
-            *actions.routes(memory, call),
+            Route("/api/page", reading(start)),
+            *actions.routes(memory, call, writable=writable),
             Mount("/static", StaticFiles(directory=files), name="static"),
         ],
         middleware=[Middleware(TrustedHostMiddleware, allowed_hosts=list(allowed_hosts))],

@@ -64,8 +64,11 @@ def uvicorn_server(
     allowed_hosts: Sequence[str] | None = None,
     scope: str = "global",
 ) -> uvicorn.Server:
-    """A uvicorn server for the explorer, not yet running (run it on a socket from ``listen``)."""
-    app = build_app(memory, allowed_hosts=allowed_hosts or hosts_for(host), scope=scope)
+    """A uvicorn server for the explorer, not yet running (run it on a socket from ``listen``).
+    Bound beyond loopback, the page is read-only (see ``actions.routes``)."""
+    app = build_app(
+        memory, allowed_hosts=allowed_hosts or hosts_for(host), scope=scope, writable=is_loopback(host)
+    )
     config = uvicorn_config(
         app,
         host=host.strip("[]"),

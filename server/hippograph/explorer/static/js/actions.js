@@ -3,7 +3,7 @@
 // /api/correct and /api/forget. After each, the graph is fetched again and the fact shown.
 
 import { ACTIVE, announce, byId, el, postJSON, shorten } from "./dom.js";
-import { hooks } from "./state.js";
+import { hooks, state } from "./state.js";
 
 let current = null; // the fact the open dialog acts on
 
@@ -18,6 +18,8 @@ function button(label, testid, onClick, danger = false) {
 // The panel's buttons for `fact` (an explained fact): what its status allows.
 export function factActions(fact) {
   if (fact.status === "purged") return null;
+  if (!state.writable)
+    return el("p", { className: "muted" }, "Read-only: this explorer listens beyond loopback.");
   const active = ACTIVE.includes(fact.status);
   return el(
     "div",

@@ -45,8 +45,9 @@ function remember(scope) {
 // Build the filter controls; `changed(what)` runs after each change ("scope", "kind", "status").
 export async function setUpFilters(changed) {
   const asked = new URLSearchParams(window.location.search).get("scope");
-  const known = await getJSON("/api/scopes");
-  const scope = asked || known.default;
+  const known = await getJSON("/api/page");
+  state.writable = known.writable;
+  const scope = asked || known.scope;
   const scopes = known.scopes.includes(scope) ? known.scopes : [...known.scopes, scope].sort();
   const select = byId("filter-scope");
   select.replaceChildren(...scopes.map((s) => el("option", { value: s, selected: s === scope }, s)));

@@ -7,6 +7,7 @@ export const state = {
   hits: [], // ids of the last search's results, best first
   selected: null, // id of the node shown in the panel
   view: "graph", // or "timeline"
+  writable: true, // false when the explorer listens beyond loopback: no actions
   panelSeq: 0,
   searchSeq: 0,
   graphSeq: 0,
