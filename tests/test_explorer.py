@@ -517,7 +517,7 @@ def _check_search_highlights_hits_and_paths(page: Any, expect: Any, seeded: Seed
     page.screenshot(path=str(artifacts / "explorer-search.png"))
 
 
-def _check_panel_walks_the_chain(page: Any, expect: Any, seeded: Seeded) -> None:
+def _check_panel_walks_the_chain(page: Any, expect: Any, seeded: Seeded, artifacts: Path) -> None:
     hit = page.locator(f'[data-testid="search-result"][data-fact-id="{seeded.berlin}"]')
     page.get_by_test_id("search-input").press("ArrowDown")
     expect(page.get_by_test_id("search-result").first).to_be_focused()
@@ -539,6 +539,9 @@ def _check_panel_walks_the_chain(page: Any, expect: Any, seeded: Seeded) -> None
     about_alice.get_by_role("button", name="Alice lives in Lisbon").click()
     expect(page.get_by_test_id("panel-heading")).to_have_text("Fact")
     expect(page.get_by_test_id("panel-content")).to_have_text("Alice lives in Lisbon")
+    page.get_by_test_id("fit").click()
+    _repainted(page)
+    page.screenshot(path=str(artifacts / "explorer-panel.png"))  # the README's picture
 
 
 def _check_status_filter(page: Any, expect: Any, seeded: Seeded) -> None:
@@ -680,7 +683,7 @@ def test_page_draws_labels_highlights_filters_lists_a_timeline_and_acts(
             }
             _check_labels_at_overview(page, artifacts)
             _check_search_highlights_hits_and_paths(page, expect, seeded, artifacts)
-            _check_panel_walks_the_chain(page, expect, seeded)
+            _check_panel_walks_the_chain(page, expect, seeded, artifacts)
             _check_status_filter(page, expect, seeded)
             _check_timeline(page, expect, seeded, artifacts)
             _check_confirm(page, expect, seeded, memory)
