@@ -53,8 +53,6 @@ _STATUS_FOR: tuple[tuple[type[HippographError], int], ...] = (
     (StoreError, 503),
 )
 
-Call = Callable[[Callable[[], Any]], Any]
-
 
 def static_dir() -> Path:
     """Where the page's files are: package data, found through importlib.resources."""

@@ -8,6 +8,7 @@ rule holds as everywhere: facts of the scopes ``visible_scopes`` names, entities
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime
 
 from hippograph.domain import lifecycle as lc
 from hippograph.domain import validation as check
@@ -53,16 +54,17 @@ class Subgraphs:
         view = graph.view(scopes)
         about = view.about_edges([f.id for f in facts])
         entities = graph.entities(sorted({edge.dst for edge in about}))
+        now = self.stores.clock()
         return SubgraphOut(
-            facts=[self._fact(f) for f in facts],
+            facts=[self._fact(f, now) for f in facts],
             entities=[_entity(e) for e in sorted(entities.values(), key=lambda e: (e.name.casefold(), e.id))],
             edges=_edges(view, {f.id for f in facts}, about, set(entities)),
             facts_total=total,
             limit=count,
         )
 
-    def _fact(self, fact: Fact) -> SubgraphFact:
-        relevance = lc.relevance(fact, self.stores.clock(), self.stores.policy).value
+    def _fact(self, fact: Fact, now: datetime) -> SubgraphFact:
+        relevance = lc.relevance(fact, now, self.stores.policy).value
         return SubgraphFact(
             id=fact.id,
             content=fact.content,

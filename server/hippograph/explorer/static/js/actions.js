@@ -34,7 +34,11 @@ export function factActions(fact) {
 
 async function after(factId, message) {
   announce(message);
-  await hooks.reload({ keepPositions: true });
+  try {
+    await hooks.reload({ keepPositions: true });
+  } catch (err) {
+    announce(`${message} The graph could not be redrawn: ${err.message}`, true);
+  }
   await hooks.select(factId);
 }
 
