@@ -7,7 +7,7 @@ import { fileURLToPath } from "node:url";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const source = join(here, "node_modules", "cytoscape");
-const target = join(here, "..", "server", "hippograph", "explorer_static", "vendor");
+const target = join(here, "..", "server", "hippograph", "explorer", "static", "vendor");
 const { version } = JSON.parse(readFileSync(join(source, "package.json"), "utf8"));
 
 mkdirSync(target, { recursive: true });

@@ -7,8 +7,10 @@ import socket
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import pytest
 from starlette.testclient import TestClient
@@ -35,6 +37,10 @@ class Seeded:
     lisbon: str
     tea: str  # confirmed
     birthday: str  # retracted
+    bob: str
+    decision: str
+    meetup: str  # happened in 2023: first on the timeline
+    carol: str
     ids: tuple[str, ...]
     entities: frozenset[str]
 
@@ -48,13 +54,13 @@ def seeded(memory: Memory) -> Seeded:
         "Alice lives in Berlin", ["Alice", "Berlin"], subject="Alice", predicate="lives_in", object="Berlin"
     )
     tea = remember("Alice prefers green tea over coffee", ["Alice"], kind="preference")
-    others = [
-        remember("Bob works on the Hippograph project", ["Bob", "Hippograph"]),
-        remember("We decided to store memories in Kuzu", ["Hippograph", "Kuzu"], kind="decision"),
-        remember("To release, tag the commit and push the tag", ["Hippograph"], kind="procedure"),
-        remember("Alice met Bob at a meetup in 2023", ["Alice", "Bob"], kind="episode"),
-        remember("Carol does not drink coffee", ["Carol"], kind="negative"),
-    ]
+    bob = remember("Bob works on the Hippograph project", ["Bob", "Hippograph"])
+    decision = remember("We decided to store memories in Kuzu", ["Hippograph", "Kuzu"], kind="decision")
+    release = remember("To release, tag the commit and push the tag", ["Hippograph"], kind="procedure")
+    meetup = remember(
+        "Alice met Bob at a meetup in 2023", ["Alice", "Bob"], kind="episode", event_time="2023-05-10"
+    )
+    carol = remember("Carol does not drink coffee", ["Carol"], kind="negative")
     birthday = remember("Bob's birthday is on the third of March", ["Bob"])
     lisbon = memory.correct(
         "Alice lives in Lisbon", fact_id=berlin, object="Lisbon", entities=["Alice", "Lisbon"]
@@ -66,7 +72,11 @@ def seeded(memory: Memory) -> Seeded:
         lisbon=lisbon,
         tea=tea,
         birthday=birthday,
-        ids=(berlin, tea, *others, birthday, lisbon),
+        bob=bob,
+        decision=decision,
+        meetup=meetup,
+        carol=carol,
+        ids=(berlin, tea, bob, decision, release, meetup, carol, birthday, lisbon),
         entities=frozenset({"Alice", "Berlin", "Bob", "Hippograph", "Kuzu", "Carol", "Lisbon"}),
     )
 
@@ -146,7 +156,14 @@ def test_graph_limit_out_of_range_is_a_400(client: TestClient, limit: str) -> No
 
 def test_empty_store_draws_an_empty_graph(client: TestClient) -> None:
     body = client.get("/api/graph").json()
-    assert body == {"nodes": [], "edges": [], "facts_total": 0, "facts_shown": 0, "limit": 500}
+    assert body == {
+        "nodes": [],
+        "edges": [],
+        "facts_total": 0,
+        "facts_shown": 0,
+        "limit": 500,
+        "scope": "global",
+    }
 
 
 def test_search_finds_the_fact_and_changes_nothing(
@@ -204,9 +221,17 @@ def test_page_and_bundled_files_are_served_without_a_cdn(client: TestClient) -> 
     assert page.headers["content-type"].startswith("text/html")
     assert "default-src 'self'" in page.headers["content-security-policy"]
     assert 'src="/static/vendor/cytoscape.min.js"' in page.text
+    assert 'type="module" src="/static/js/main.js"' in page.text
+    assert "<script>" not in page.text  # no inline script: the CSP would refuse it
     assert "http://" not in page.text and "https://" not in page.text
-    for path in ("/static/explorer.js", "/static/explorer.css", "/static/vendor/cytoscape.min.js"):
+    modules = sorted(p.name for p in (static_dir() / "js").glob("*.js"))
+    for path in (
+        "/static/explorer.css",
+        "/static/vendor/cytoscape.min.js",
+        *(f"/static/js/{m}" for m in modules),
+    ):
         assert client.get(path).status_code == 200, path
+        assert "http://" not in client.get(path).text or path.startswith("/static/vendor"), path
     assert "Cytoscape Consortium" in client.get("/static/vendor/cytoscape.LICENSE").text
     missing = client.get("/static/nope.js")
     assert (missing.status_code, missing.json()) == (404, {"error": "Not Found"})
@@ -235,6 +260,165 @@ def test_a_named_bind_address_is_also_accepted_as_host() -> None:
     assert hosts_for("192.168.1.10") == (*LOOPBACK_HOSTS, "192.168.1.10")
     assert hosts_for("fd00::5") == (*LOOPBACK_HOSTS, "[fd00::5]")
     assert hosts_for("memory.lan") == (*LOOPBACK_HOSTS, "memory.lan")
+
+
+def test_graph_filters_by_kind_and_status(client: TestClient, seeded: Seeded) -> None:
+    def facts(**params: str) -> set[str]:
+        body = client.get("/api/graph", params=params).json()
+        return {n["id"] for n in body["nodes"] if n["group"] == "fact"}
+
+    assert facts(kind="preference,decision") == {seeded.tea, seeded.decision}
+    assert facts(status="superseded") == {seeded.berlin}
+    assert facts(status="retracted", kind="fact") == {seeded.birthday}
+    counted = client.get("/api/graph", params={"status": "confirmed,superseded"}).json()
+    assert (counted["facts_total"], counted["facts_shown"]) == (2, 2)
+    wrong = client.get("/api/graph", params={"kind": "gossip"})
+    assert wrong.status_code == 400
+    assert wrong.json()["error"].startswith("kinds 'gossip' is not known: use one of fact, preference")
+
+
+def test_page_setup_lists_the_known_scopes_and_the_pages_first(memory: Memory) -> None:
+    memory.remember("Falcon launch is in May", scope="project:falcon")
+    app = build_app(memory, scope="project:hack")
+    with TestClient(app, base_url="http://127.0.0.1:8766") as client:
+        body = client.get("/api/page").json()
+        shown = client.get("/api/graph").json()["scope"]
+    assert body == {
+        "scope": "project:hack",
+        "scopes": ["global", "project:falcon", "project:hack"],
+        "writable": True,
+    }
+    assert shown == "project:hack"
+
+
+def test_browsing_changes_nothing_memory_believes(client: TestClient, memory: Memory, seeded: Seeded) -> None:
+    before = {fid: memory.explain(fid) for fid in seeded.ids}
+    for path in ("/api/graph", "/api/search?q=Alice", f"/api/fact/{seeded.tea}", "/api/stats", "/api/page"):
+        assert client.get(path).status_code == 200, path
+    assert {fid: memory.explain(fid) for fid in seeded.ids} == before
+
+
+# ---------------------------------------------------------------- acting from the page
+
+PAGE = {"X-Hippograph-Explorer": "1", "Origin": "http://127.0.0.1:8766"}
+
+
+def test_confirm_from_the_page_pins_the_fact(client: TestClient, memory: Memory, seeded: Seeded) -> None:
+    response = client.post("/api/confirm", json={"fact_id": seeded.decision}, headers=PAGE)
+    assert response.status_code == 200
+    assert (response.json()["id"], response.json()["status"]) == (seeded.decision, "confirmed")
+    explained = memory.explain(seeded.decision)
+    assert (explained.fact.status, explained.pinned, explained.fact.confidence) == ("confirmed", True, 1.0)
+
+
+def test_correct_from_the_page_supersedes_the_old_fact(
+    client: TestClient, memory: Memory, seeded: Seeded
+) -> None:
+    sent = {"fact_id": seeded.lisbon, "content": "Alice lives in Porto", "event_time": "2025-02-01"}
+    response = client.post("/api/correct", json=sent, headers=PAGE)
+    assert response.status_code == 200
+    new = response.json()
+    assert (new["corrected"], new["content"], new["source"]) == (
+        seeded.lisbon,
+        "Alice lives in Porto",
+        "user_edit",
+    )
+    assert [f.id for f in memory.explain(seeded.lisbon).superseded_by] == [new["id"]]
+    assert memory.explain(seeded.lisbon).fact.status == "superseded"
+
+
+def test_forget_from_the_page_retracts_and_purge_erases(
+    client: TestClient, memory: Memory, seeded: Seeded
+) -> None:
+    kept = {"fact_id": seeded.carol, "reason": "she drinks it now"}
+    forgotten = client.post("/api/forget", json=kept, headers=PAGE)
+    erased = client.post("/api/forget", json={"fact_id": seeded.tea, "purge": True}, headers=PAGE)
+    assert (forgotten.status_code, erased.status_code) == (200, 200)
+    assert memory.explain(seeded.carol).status_reason == "she drinks it now"
+    assert memory.explain(seeded.carol).fact.status == "retracted"
+    assert (memory.explain(seeded.tea).fact.status, memory.explain(seeded.tea).fact.content) == ("purged", "")
+    drawn = {n["id"] for n in client.get("/api/graph").json()["nodes"]}
+    assert seeded.carol in drawn and seeded.tea not in drawn  # a tombstone has nothing to draw
+
+
+def test_a_correction_holding_a_secret_is_refused_and_nothing_changes(
+    client: TestClient, memory: Memory, seeded: Seeded
+) -> None:
+    secret = "Alice's key is sk-proj-4fTq9XbV2mL8nR3kP7wZ1yH6jD5cA0eS"
+    response = client.post("/api/correct", json={"fact_id": seeded.lisbon, "content": secret}, headers=PAGE)
+    assert response.status_code == 400
+    assert "sk-proj" not in response.json()["error"]
+    assert memory.explain(seeded.lisbon).fact.status != "superseded"
+    assert memory.stats()["facts"] == len(seeded.ids)
+
+
+@pytest.mark.parametrize(
+    ("headers", "status", "says"),
+    [
+        ({}, 403, "a write needs the header X-Hippograph-Explorer: 1"),
+        (
+            {"X-Hippograph-Explorer": "1", "Origin": "http://evil.example"},
+            403,
+            "'http://evil.example' is refused",
+        ),
+        ({"X-Hippograph-Explorer": "1", "Origin": "null"}, 403, "only the explorer's own page may write"),
+    ],
+)
+def test_writes_another_page_could_send_are_refused(
+    client: TestClient, memory: Memory, seeded: Seeded, headers: dict[str, str], status: int, says: str
+) -> None:
+    response = client.post("/api/forget", json={"fact_id": seeded.lisbon, "purge": True}, headers=headers)
+    assert response.status_code == status
+    assert says in response.json()["error"]
+    assert memory.explain(seeded.lisbon).fact.content == "Alice lives in Lisbon"
+
+
+def test_a_write_sent_as_a_form_is_refused(client: TestClient, seeded: Seeded) -> None:
+    headers = {"X-Hippograph-Explorer": "1"}
+    response = client.post("/api/confirm", data={"fact_id": seeded.lisbon}, headers=headers)
+    assert response.status_code == 415
+    assert response.json() == {"error": "send the write as JSON, with Content-Type: application/json"}
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "says"),
+    [
+        ("/api/confirm", {}, "fact_id: Field required; send e.g. "),
+        (
+            "/api/confirm",
+            ["f_0123456789abcdef"],
+            'send a JSON object, e.g. {"fact_id": "f_0123456789abcdef"}',
+        ),
+        (
+            "/api/forget",
+            {"fact_id": "f_0123456789abcdef", "purge": "yes"},
+            "purge: Input should be a valid boolean",
+        ),
+        ("/api/correct", {"fact_id": "f_0123456789abcdef", "text": "x"}, "unknown field 'text': send only"),
+        ("/api/confirm", {"fact_id": "not-an-id"}, "is not a fact id"),
+    ],
+)
+def test_a_bad_write_says_what_to_send(client: TestClient, path: str, body: object, says: str) -> None:
+    response = client.post(path, json=body, headers=PAGE)
+    assert response.status_code == 400
+    assert says in response.json()["error"]
+
+
+def test_an_explorer_listening_beyond_loopback_takes_no_writes(memory: Memory, seeded: Seeded) -> None:
+    server = uvicorn_server(memory, "192.168.1.10", 8766)
+    with TestClient(server.config.app, base_url="http://192.168.1.10:8766") as client:
+        assert client.get("/api/page").json()["writable"] is False
+        refused = client.post("/api/forget", json={"fact_id": seeded.lisbon, "purge": True}, headers=PAGE)
+        assert client.get("/api/graph").status_code == 200
+    assert refused.status_code == 403
+    assert refused.json()["error"].startswith("this explorer is read-only: it listens beyond loopback")
+    assert memory.explain(seeded.lisbon).fact.content == "Alice lives in Lisbon"
+
+
+def test_an_unknown_fact_is_a_404_and_a_write_by_get_a_405(client: TestClient) -> None:
+    missing = client.post("/api/confirm", json={"fact_id": "f_0123456789abcdef"}, headers=PAGE)
+    assert missing.status_code == 404
+    assert client.get("/api/forget").status_code == 405
 
 
 # ---------------------------------------------------------------- the page, in a browser
@@ -266,8 +450,187 @@ def explorer_url(memory: Memory, seeded: Seeded) -> Iterator[str]:
     assert not thread.is_alive(), "the explorer server did not stop"
 
 
-def test_page_draws_the_store_and_explains_a_search_hit(
-    browser_api: ModuleType, explorer_url: str, seeded: Seeded, capfd: pytest.CaptureFixture[str]
+# Read in the page: each label's size on screen, and whether cytoscape draws it at this zoom.
+LABELS_JS = """() => {
+    const cy = window.hippographExplorer.cy;
+    const px = (n) => parseFloat(n.style('font-size')) * cy.zoom();
+    const drawn = (n) => n.style('label') !== '' && px(n) >= parseFloat(n.style('min-zoomed-font-size'));
+    const sizes = (nodes) => nodes.filter(drawn).map(px);
+    const entities = cy.nodes('.entity'), facts = cy.nodes('.fact');
+    return {zoom: cy.zoom(), entities: sizes(entities).length, entity_px: Math.min(...sizes(entities)),
+            facts: sizes(facts).length, fact_px: Math.min(...sizes(facts))};
+}"""
+REPAINTED_JS = "() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))"
+ZOOM_JS = """(level) => {
+    const cy = window.hippographExplorer.cy;
+    cy.zoom({level, renderedPosition: {x: cy.width() / 2, y: cy.height() / 2}});
+    cy.center();
+}"""
+
+
+def _repainted(page: Any) -> None:
+    """Two animation frames on: labels re-sized and cytoscape's canvas repainted."""
+    page.evaluate(REPAINTED_JS)
+
+
+def _drawn_facts(page: Any) -> set[str]:
+    return set(page.evaluate("() => window.hippographExplorer.cy.nodes('.fact').map(n => n.id())"))
+
+
+def _check_labels_at_overview(page: Any, artifacts: Path) -> None:
+    page.get_by_test_id("fit").click()
+    _repainted(page)
+    fitted = page.evaluate(LABELS_JS)
+    assert (fitted["entities"], fitted["facts"]) == (7, 9), fitted
+    assert fitted["entity_px"] >= 12 and fitted["fact_px"] >= 9, fitted
+    page.evaluate(ZOOM_JS, 0.35)  # a store of hundreds of facts fits at about this zoom
+    _repainted(page)
+    far = page.evaluate(LABELS_JS)
+    assert (far["zoom"], far["entities"], far["facts"]) == (0.35, 7, 9), far
+    assert far["entity_px"] >= 12 and far["fact_px"] >= 10.5, far  # readable without zooming in
+    page.screenshot(path=str(artifacts / "explorer-overview.png"))
+    page.get_by_test_id("fit").click()
+
+
+def _check_search_highlights_hits_and_paths(page: Any, expect: Any, seeded: Seeded, artifacts: Path) -> None:
+    page.get_by_test_id("search-history").check()
+    page.get_by_test_id("search-input").fill("where does Alice live")
+    page.get_by_test_id("search-input").press("Enter")
+    hit = page.locator(f'[data-testid="search-result"][data-fact-id="{seeded.berlin}"]')
+    expect(hit).to_contain_text("Alice lives in Berlin")
+    expect(page.get_by_test_id("results-note")).to_contain_text("highlighted on the graph")
+    lit = page.evaluate(
+        """() => {
+            const cy = window.hippographExplorer.cy;
+            const ids = (sel) => cy.$(sel).map(e => e.isNode() ? e.id() : e.data('type')).sort();
+            const names = cy.$('node.entity.path').map(n => n.data('label')).sort();
+            const dim = cy.$('.dim').length;
+            return {hits: ids('node.hit'), entities: names, path_edges: ids('edge.path'), dim};
+        }"""
+    )
+    assert {seeded.lisbon, seeded.berlin} <= set(lit["hits"]), lit
+    assert "Alice" in lit["entities"], lit  # both are about her: the path between them
+    assert "SUPERSEDES" in lit["path_edges"] and "ABOUT" in lit["path_edges"], lit
+    assert lit["dim"] > 0, lit  # the rest recedes
+    page.get_by_test_id("fit").click()
+    _repainted(page)
+    page.screenshot(path=str(artifacts / "explorer-search.png"))
+
+
+def _check_panel_walks_the_chain(page: Any, expect: Any, seeded: Seeded, artifacts: Path) -> None:
+    hit = page.locator(f'[data-testid="search-result"][data-fact-id="{seeded.berlin}"]')
+    page.get_by_test_id("search-input").press("ArrowDown")
+    expect(page.get_by_test_id("search-result").first).to_be_focused()
+    hit.click()
+    expect(page.get_by_test_id("panel-status")).to_have_text("superseded")
+    expect(page.get_by_test_id("panel-content")).to_have_text("Alice lives in Berlin")
+    expect(page.get_by_test_id("panel-superseded-by")).to_contain_text("Alice lives in Lisbon")
+    expect(page.get_by_test_id("panel-relevance")).to_have_text("0.800")
+    selected = page.evaluate("() => window.hippographExplorer.cy.$(':selected').map(n => n.id())")
+    assert selected == [seeded.berlin]
+    page.get_by_test_id("panel-superseded-by").get_by_role("button").click()
+    expect(page.get_by_test_id("panel-content")).to_have_text("Alice lives in Lisbon")
+    expect(page.get_by_test_id("panel-supersedes")).to_contain_text("Alice lives in Berlin")
+    page.get_by_test_id("panel-entities").get_by_role("button", name="Alice").click()
+    expect(page.get_by_test_id("panel-heading")).to_have_text("Entity")
+    expect(page.get_by_test_id("panel-content")).to_have_text("Alice")
+    about_alice = page.get_by_test_id("panel-entity-facts")
+    expect(about_alice).to_contain_text("Alice prefers green tea over coffee")
+    about_alice.get_by_role("button", name="Alice lives in Lisbon").click()
+    expect(page.get_by_test_id("panel-heading")).to_have_text("Fact")
+    expect(page.get_by_test_id("panel-content")).to_have_text("Alice lives in Lisbon")
+    page.get_by_test_id("fit").click()
+    _repainted(page)
+    page.screenshot(path=str(artifacts / "explorer-panel.png"))  # the README's picture
+
+
+def _check_status_filter(page: Any, expect: Any, seeded: Seeded) -> None:
+    summary = page.get_by_test_id("summary")
+    expect(page.get_by_test_id("filter-scope")).to_have_value("global")
+    page.get_by_test_id("filter-status-superseded").uncheck()
+    page.get_by_test_id("filter-status-retracted").uncheck()
+    expect(summary).to_have_text("Showing 7 facts and 6 entities.")  # Berlin has no fact left
+    assert not {seeded.berlin, seeded.birthday} & _drawn_facts(page)
+    page.get_by_test_id("filter-kind-fact").uncheck()
+    expect(summary).to_have_text("Showing 5 facts and 5 entities.")
+    page.get_by_test_id("filter-kind-fact").check()
+    page.get_by_test_id("filter-status-superseded").check()
+    page.get_by_test_id("filter-status-retracted").check()
+    expect(summary).to_have_text("Showing 9 facts and 7 entities.")
+
+
+def _check_timeline(page: Any, expect: Any, seeded: Seeded, artifacts: Path) -> None:
+    page.get_by_test_id("view-timeline").click()
+    items = page.get_by_test_id("timeline-item")
+    expect(items).to_have_count(9)
+    order = items.evaluate_all("(els) => els.map(e => [e.dataset.factId, e.querySelector('time').dateTime])")
+    assert order[0][0] == seeded.meetup  # it happened in 2023: before everything memory was told since
+    times = [datetime.fromisoformat(at) for _, at in order]
+    assert times == sorted(times)
+    expect(items.first).to_contain_text("happened")
+    page.locator(f'[data-testid="timeline-item"][data-fact-id="{seeded.bob}"]').click()
+    expect(page.get_by_test_id("panel-content")).to_have_text("Bob works on the Hippograph project")
+    page.screenshot(path=str(artifacts / "explorer-timeline.png"))
+
+
+def _check_confirm(page: Any, expect: Any, seeded: Seeded, memory: Memory) -> None:
+    before = page.evaluate(f"() => window.hippographExplorer.cy.getElementById('{seeded.bob}').position()")
+    page.get_by_test_id("action-confirm").click()
+    expect(page.get_by_test_id("panel-status")).to_have_text("confirmed")
+    expect(page.get_by_test_id("notice")).to_contain_text("Confirmed")
+    expect(page.get_by_test_id("action-confirm")).to_have_count(0)
+    assert memory.explain(seeded.bob).fact.status == "confirmed"
+    node = page.evaluate(
+        f"""() => {{ const n = window.hippographExplorer.cy.getElementById('{seeded.bob}');
+                    return {{confirmed: n.hasClass('confirmed'), position: n.position()}}; }}"""
+    )
+    assert node == {"confirmed": True, "position": before}  # the picture did not jump
+    page.get_by_test_id("view-graph").click()
+
+
+def _check_correct(page: Any, expect: Any, seeded: Seeded, memory: Memory) -> None:
+    page.evaluate(f"() => window.hippographExplorer.select('{seeded.lisbon}')")
+    page.get_by_test_id("action-correct").click()
+    dialog = page.get_by_test_id("correct-dialog")
+    expect(dialog).to_be_visible()
+    page.get_by_test_id("correct-content").fill("Alice lives in Porto")
+    page.get_by_test_id("correct-submit").click()
+    expect(dialog).to_be_hidden()
+    expect(page.get_by_test_id("panel-content")).to_have_text("Alice lives in Porto")
+    expect(page.get_by_test_id("panel-supersedes")).to_contain_text("Alice lives in Lisbon")
+    assert memory.explain(seeded.lisbon).fact.status == "superseded"
+
+
+def _check_forget_then_erase(page: Any, expect: Any, seeded: Seeded, memory: Memory) -> None:
+    page.evaluate(f"() => window.hippographExplorer.select('{seeded.carol}')")
+    expect(page.get_by_test_id("panel-content")).to_have_text("Carol does not drink coffee")
+    page.get_by_test_id("action-forget").click()
+    expect(page.get_by_test_id("forget-dialog")).to_be_visible()
+    page.get_by_test_id("forget-reason").fill("she drinks it now")
+    expect(page.get_by_test_id("forget-submit")).to_have_text("Forget")
+    page.get_by_test_id("forget-submit").click()
+    expect(page.get_by_test_id("panel-status")).to_have_text("retracted")
+    expect(page.get_by_test_id("panel-status-text")).to_have_text("retracted — she drinks it now")
+    assert seeded.carol in _drawn_facts(page)
+    page.get_by_test_id("action-forget").click()  # forgotten already: what is left is erasing it
+    expect(page.get_by_test_id("forget-purge")).to_be_checked()
+    expect(page.get_by_test_id("forget-submit")).to_have_text("Erase for good")
+    page.get_by_test_id("forget-submit").click()
+    expect(page.get_by_test_id("panel-erased")).to_be_visible()
+    expect(page.get_by_test_id("notice")).to_contain_text("Erased")
+    assert seeded.carol not in _drawn_facts(page)
+    assert (memory.explain(seeded.carol).fact.status, memory.explain(seeded.carol).fact.content) == (
+        "purged",
+        "",
+    )
+
+
+def test_page_draws_labels_highlights_filters_lists_a_timeline_and_acts(
+    browser_api: ModuleType,
+    explorer_url: str,
+    seeded: Seeded,
+    memory: Memory,
+    capfd: pytest.CaptureFixture[str],
 ) -> None:
     sync_api = browser_api
     expect = sync_api.expect
@@ -282,7 +645,7 @@ def test_page_draws_the_store_and_explains_a_search_hit(
         try:
             page = browser.new_page(viewport={"width": 1500, "height": 900})
             page.set_default_timeout(WAIT_MS)
-            page.on("pageerror", lambda err: problems.append(f"page error: {err}"))
+            page.on("pageerror", lambda err: problems.append(f"page error: {err} {err.stack}"))
             page.on(
                 "console",
                 lambda msg: msg.type == "error" and problems.append(f"console: {msg.text} {msg.location}"),
@@ -318,37 +681,16 @@ def test_page_draws_the_store_and_explains_a_search_hit(
                 "confirmed": ["solid", 1],
                 "struck": True,
             }
-
-            page.get_by_test_id("search-history").check()
-            page.get_by_test_id("search-input").fill("where does Alice live")
-            page.get_by_test_id("search-input").press("Enter")
-            hit = page.locator(f'[data-testid="search-result"][data-fact-id="{seeded.berlin}"]')
-            expect(hit).to_contain_text("Alice lives in Berlin")
-            page.get_by_test_id("search-input").press("ArrowDown")
-            expect(page.get_by_test_id("search-result").first).to_be_focused()
-            hit.click()
-            expect(page.get_by_test_id("panel-status")).to_have_text("superseded")
-            expect(page.get_by_test_id("panel-content")).to_have_text("Alice lives in Berlin")
-            expect(page.get_by_test_id("panel-superseded-by")).to_contain_text("Alice lives in Lisbon")
-            expect(page.get_by_test_id("panel-relevance")).to_have_text("0.800")
-            selected = page.evaluate("() => window.hippographExplorer.cy.$(':selected').map(n => n.id())")
-            assert selected == [seeded.berlin]
-
-            page.get_by_test_id("panel-superseded-by").get_by_role("button").click()
-            expect(page.get_by_test_id("panel-content")).to_have_text("Alice lives in Lisbon")
-            expect(page.get_by_test_id("panel-supersedes")).to_contain_text("Alice lives in Berlin")
-
-            page.get_by_test_id("panel-entities").get_by_role("button", name="Alice").click()
-            expect(page.get_by_test_id("panel-heading")).to_have_text("Entity")
-            expect(page.get_by_test_id("panel-content")).to_have_text("Alice")
-            about_alice = page.get_by_test_id("panel-entity-facts")
-            expect(about_alice).to_contain_text("Alice prefers green tea over coffee")
-            about_alice.get_by_role("button", name="Alice lives in Lisbon").click()
-            expect(page.get_by_test_id("panel-heading")).to_have_text("Fact")
-            expect(page.get_by_test_id("panel-content")).to_have_text("Alice lives in Lisbon")
+            _check_labels_at_overview(page, artifacts)
+            _check_search_highlights_hits_and_paths(page, expect, seeded, artifacts)
+            _check_panel_walks_the_chain(page, expect, seeded, artifacts)
+            _check_status_filter(page, expect, seeded)
+            _check_timeline(page, expect, seeded, artifacts)
+            _check_confirm(page, expect, seeded, memory)
+            _check_correct(page, expect, seeded, memory)
+            _check_forget_then_erase(page, expect, seeded, memory)
             page.get_by_test_id("fit").click()
-            # Cytoscape repaints in its animation-frame loop: two frames on, the canvas shows the fit.
-            page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+            _repainted(page)
             page.screenshot(path=str(artifacts / "explorer.png"))
         finally:
             browser.close()

@@ -40,6 +40,7 @@ from hippograph.domain.models import (
     RememberOut,
     SearchOut,
     Source,
+    SubgraphOut,
     TtlPolicy,
     UsedOut,
 )
@@ -469,6 +470,18 @@ class MemoryAPI:
     ) -> list[str]:
         """Known entity names (those ``scope`` and global see) or known scopes starting with
         ``prefix`` (any case), sorted, at most ``limit``: completions for a client's argument."""
+
+    @operation(tool=False, read_only=True)
+    def subgraph(
+        self,
+        scope: str | None = None,
+        limit: int = 500,
+        kinds: list[KindName] | None = None,
+        statuses: list[StatusName] | None = None,
+    ) -> SubgraphOut:
+        """The ``limit`` (1-5000) newest facts ``scope`` sees (it and global), of ``kinds`` and
+        ``statuses`` if given (default: all but purged), the entities they are about and the edges
+        among them: what the explorer draws."""
 
     @operation(tool=False)
     def doctor(self) -> dict[str, Any]:

@@ -97,9 +97,14 @@ def _parser() -> argparse.ArgumentParser:
     imp.add_argument("--scope", help="scope for mcp-memory imports (env HIPPOGRAPH_SCOPE; default global)")
     imp.add_argument("--json", action="store_true", help="print JSON")
 
-    explore = sub.add_parser("explore", parents=[common], help="browse the memory graph in a local web page")
+    explore = sub.add_parser(
+        "explore", parents=[common], help="browse and curate memory in a local web page (servers may run)"
+    )
     explore.add_argument("--host", help="bind address (default 127.0.0.1)")
     explore.add_argument("--port", type=int, default=8766, help="port (default 8766)")
+    explore.add_argument(
+        "--scope", help="scope the page shows first, with global (env HIPPOGRAPH_SCOPE; default global)"
+    )
 
     doctor = sub.add_parser("doctor", parents=[common], help="check the stores agree; repair and report")
     doctor.add_argument("--json", action="store_true", help="print JSON")
@@ -189,6 +194,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     # Every file the stores create is this user's alone (the data dir is 0700 as well).
     os.umask(0o077)
 
+    if command == "explore":  # says its address before loading the database engines
+        return _explore(args, settings)
+
     from hippograph.sharing.proxy import SharedMemory  # deferred: loads the database engines
 
     if command == "hook":
@@ -239,6 +247,43 @@ def _run_hook(settings: Settings, open_memory: Callable[[Settings], SharedMemory
     except Exception as err:  # the top of a hook: Claude Code shows stderr, so say it in one line
         print(f"hippograph hook: failed: {type(err).__name__}: {err}", file=sys.stderr)
         return EXIT_FAILED
+    return EXIT_OK
+
+
+def _explore(args: argparse.Namespace, settings: Settings) -> int:
+    """The explorer: its port first (taken: say so, exit 2), its address at once, then the memory.
+
+    It joins the data dir as a server does: through the owner's API while another process owns
+    the stores (an MCP server, always, for a desktop client's user), else owning them itself,
+    opened in the background (the page's first requests wait for it).
+    """
+    from hippograph import explorer
+
+    host = args.host or "127.0.0.1"
+    try:
+        sock = explorer.listen(host, args.port)
+    except explorer.PortTaken as err:
+        print(f"hippograph: {err}", file=sys.stderr)
+        return EXIT_UNUSABLE
+    # The address is the command's output, whatever the log level; stdout stays clean.
+    print(
+        f"hippograph explorer: {explorer.url(host, args.port)} (Ctrl-C to stop)", file=sys.stderr, flush=True
+    )
+    from hippograph.sharing.proxy import SharedMemory  # deferred: loads the database engines
+
+    try:
+        memory = SharedMemory.serve(settings)
+    except StoreError as err:
+        sock.close()
+        print(f"hippograph: {err}", file=sys.stderr)
+        return EXIT_UNUSABLE
+    try:
+        explorer.serve(memory, sock, host=host, scope=settings.scope)
+    except KeyboardInterrupt:  # Ctrl-C or SIGTERM: a requested stop
+        log.info("stopped")
+    finally:
+        memory.close()
+        sock.close()
     return EXIT_OK
 
 
@@ -341,13 +386,6 @@ def _run_command(command: str, args: argparse.Namespace, memory: SharedMemory, s
         with _working(f"importing {len(lines)} lines from {args.file.name} and indexing"):
             report = memory.import_lines(lines, args.format, settings.scope)
         _print(report, args.json)
-        return EXIT_OK
-    if command == "explore":
-        from hippograph import explorer
-
-        host = args.host or "127.0.0.1"
-        # The page reads the graph directly, so this process must own the stores.
-        memory.on_owner(lambda owned: explorer.serve(owned, host=host, port=args.port))
         return EXIT_OK
     if command == "doctor":
         with _working("checking the graph against the index, re-indexing what is missing"):

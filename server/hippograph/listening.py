@@ -7,11 +7,18 @@ against real clients. Each listener (the MCP HTTP transports, the owner's privat
 explorer) therefore uses ``HeadTimeoutProtocol``: a connection that has not completed a request
 head ``header_timeout_s`` after it opened, or after its last response, is closed, and a
 connection beyond ``max_connections`` is closed as soon as it is accepted.
+
+A listener run in the foreground stops on SIGTERM as on Ctrl-C (``sigterm_as_interrupt``), so
+its caller's ``finally`` closes the memory (owner.json unpublished, stores closed).
 """
 
 from __future__ import annotations
 
 import asyncio
+import signal
+from collections.abc import Iterator
+from contextlib import contextmanager
+from types import FrameType
 from typing import Any
 
 import uvicorn
@@ -76,3 +83,18 @@ def uvicorn_config(
     )
     options.setdefault("timeout_graceful_shutdown", GRACEFUL_SHUTDOWN_S)
     return uvicorn.Config(app, http=protocol, ws="none", **options)
+
+
+@contextmanager
+def sigterm_as_interrupt() -> Iterator[None]:
+    """Inside, SIGTERM raises ``KeyboardInterrupt`` as Ctrl-C does (uvicorn, having shut down
+    gracefully on either, raises the signal again on its way out)."""
+
+    def interrupt(signum: int, frame: FrameType | None) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)

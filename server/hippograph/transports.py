@@ -22,10 +22,6 @@ from __future__ import annotations
 
 import hmac
 import logging
-import signal
-from collections.abc import Iterator
-from contextlib import contextmanager
-from types import FrameType
 from urllib.parse import urlsplit
 
 import uvicorn
@@ -37,7 +33,7 @@ from starlette.routing import Mount, Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from hippograph.config import Settings, is_loopback
-from hippograph.listening import uvicorn_config
+from hippograph.listening import sigterm_as_interrupt, uvicorn_config
 from hippograph.mcp_app import MemoryServer
 
 log = logging.getLogger(__name__)
@@ -125,21 +121,9 @@ def http_app(server: MemoryServer, settings: Settings) -> ASGIApp:
     return HttpGuard(app, settings)
 
 
-@contextmanager
-def _sigterm_as_interrupt() -> Iterator[None]:
-    def interrupt(signum: int, frame: FrameType | None) -> None:
-        raise KeyboardInterrupt
-
-    previous = signal.signal(signal.SIGTERM, interrupt)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
-
-
 def run(server: MemoryServer, settings: Settings) -> None:
     """Serve until the client leaves (stdio) or a SIGINT or SIGTERM (then ``KeyboardInterrupt``)."""
-    with _sigterm_as_interrupt():
+    with sigterm_as_interrupt():
         if settings.transport == "stdio":
             server.run("stdio")
             return

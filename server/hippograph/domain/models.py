@@ -405,3 +405,43 @@ class MaintenanceOut(BaseModel):
     revived: int
     orphan_entities_removed: int
     changes: list[MaintenanceChange] = Field(default_factory=list)
+
+
+# ---------------------------------------------------------------- the explorer's subgraph
+
+
+class SubgraphFact(BaseModel):
+    id: str
+    content: str
+    kind: str
+    status: str
+    scope: str
+    confidence: float
+    relevance: float = Field(description="Its lifecycle relevance now: confidence x source weight x decay.")
+    created_at: str = Field(description="ISO 8601, UTC.")
+    event_time: str | None = Field(default=None, description="When it happened, if known.")
+
+
+class SubgraphEntity(BaseModel):
+    id: str
+    name: str
+    type: str
+    scope: str
+    aliases: list[str] = Field(default_factory=list)
+    summary: str = ""
+    mention_count: int = 0
+
+
+class SubgraphEdge(BaseModel):
+    type: str = Field(description="The stored edge: SUPERSEDES, ..., ABOUT (fact to entity) or RELATES.")
+    source: str
+    target: str
+    label: str = Field(description="ABOUT: the role; RELATES: the predicate; else the type in words.")
+
+
+class SubgraphOut(BaseModel):
+    facts: list[SubgraphFact] = Field(description="Newest first.")
+    entities: list[SubgraphEntity] = Field(description="Those the facts are about, by name.")
+    edges: list[SubgraphEdge] = Field(description="Among the facts and entities listed, nothing else.")
+    facts_total: int = Field(description="Facts the scope sees that pass the filters; the newest are listed.")
+    limit: int

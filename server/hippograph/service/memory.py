@@ -9,6 +9,7 @@ each operation ``api.MemoryAPI`` declares by handing it to the part that owns it
     reads.Reader        search, recall
     usage.Usage         mark_used
     explain.Explainer   explain
+    subgraph.Subgraphs  subgraph (the explorer's view)
     upkeep.Upkeep       maintain, stats, doctor (+ reconcile, run by the owner)
     transfer            export, import_lines
 
@@ -37,6 +38,7 @@ from hippograph.service.explain import Explainer
 from hippograph.service.reads import Reader
 from hippograph.service.shaping import Clock, utcnow
 from hippograph.service.stores import SessionTails, Stores, check_writable, lifecycle_policy
+from hippograph.service.subgraph import Subgraphs
 from hippograph.service.upkeep import ReconcileReport, Upkeep
 from hippograph.service.usage import Usage
 from hippograph.service.writes import Writer
@@ -111,6 +113,7 @@ class Memory(MemoryAPI):
         self.curator = Curator(self.stores)
         self.usage = Usage(self.stores)
         self.explainer = Explainer(self.stores)
+        self.subgraphs = Subgraphs(self.stores)
         self._handlers: dict[str, Callable[..., Any]] = {
             "remember": self.writer.remember,
             "remember_many": self.writer.remember_many,
@@ -122,6 +125,7 @@ class Memory(MemoryAPI):
             "search": self.reader.search,
             "recall": self.reader.recall,
             "names": self.reader.names,
+            "subgraph": self.subgraphs.subgraph,
             "explain": self.explainer.explain,
             "maintain": self.upkeep.maintain,
             "stats": self.upkeep.stats,

@@ -18,11 +18,9 @@ import contextlib
 import logging
 import os
 import threading
-import time
 import uuid
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import filelock
 from tenacity import Retrying, retry_if_exception_type, stop_after_delay, wait_exponential
@@ -47,8 +45,6 @@ from hippograph.sharing.rpc import OwnerClient, OwnerGone, OwnerServer
 from hippograph.store.embed import Embedder
 
 log = logging.getLogger(__name__)
-
-T = TypeVar("T")
 
 
 class SharedMemory(MemoryAPI):
@@ -207,19 +203,6 @@ class SharedMemory(MemoryAPI):
                 f"({err}); stop stray hippograph processes and try again"
             ) from err
         raise InternalError("the retry loop ended without an answer or an error")
-
-    def on_owner(self, job: Callable[[Memory], T]) -> T:
-        """Run ``job`` with the stores open here, waiting to become the owner if needed."""
-        deadline = time.monotonic() + self._wait_s
-        while True:
-            with self._lock:
-                if self._local is not None or self._try_to_own():
-                    return job(self._local)  # type: ignore[arg-type]
-            if time.monotonic() > deadline:
-                raise StoreError(
-                    f"another hippograph process owns {self.settings.data_dir}: stop it for this command"
-                )
-            time.sleep(0.2)
 
     def close(self) -> None:
         with self._lock:

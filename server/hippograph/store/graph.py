@@ -22,6 +22,7 @@ from hippograph.store import migrations
 from hippograph.store.fact_cache import FactCache
 from hippograph.store.graph_view import EVERYWHERE, GraphView
 from hippograph.store.kuzu_session import KuzuSession, gc_paused
+from hippograph.store.listing import FactListing
 from hippograph.store.read_model import ClaimKey, EdgeRow, ReadModel, claim_key
 from hippograph.store.receipts import Receipts
 from hippograph.store.rows import (
@@ -79,6 +80,7 @@ class GraphStore:
         )
         migrations.migrate(self._session)
         self.receipts = Receipts(self._session)
+        self.listing = FactListing(self._session)
         self._load_read_model(self._read)
         self._facts = FactCache(lambda: self._session.columns(_FACT_TABLE))
 
