@@ -135,6 +135,14 @@ def test_graph_and_search_show_one_scope_and_global(client: TestClient, memory: 
     assert {falcon, hack} & shown("/api/graph") == set()
     assert hack not in shown("/api/search", q="launch", scope="project:falcon")
     assert client.get("/api/graph", params={"scope": "no such scope"}).status_code == 400
+    # A fact page shows a fact of the page's scope or global; another scope's is a 404.
+    assert (
+        client.get(f"/api/fact/{falcon}", params={"scope": "project:falcon"}).json()["fact"]["id"] == falcon
+    )
+    assert client.get(f"/api/fact/{shared}", params={"scope": "project:falcon"}).status_code == 200
+    for fid in (falcon, hack):
+        assert client.get(f"/api/fact/{fid}").status_code == 404
+    assert client.get(f"/api/fact/{hack}", params={"scope": "project:falcon"}).status_code == 404
 
 
 @pytest.mark.parametrize("limit", ["0", "-3", "abc", "5001"])

@@ -176,8 +176,9 @@ def build_app(memory: Memory, *, allowed_hosts: Sequence[str] = LOOPBACK_HOSTS) 
 
     ``GET /`` the page, ``/static/...`` its files; JSON: ``/api/graph?limit=N`` (default 500
     most recent facts, at most 5000), ``/api/search?q=...&history=1``, ``/api/fact/{id}``
-    (explain), ``/api/stats``. Graph and search show one scope and global (``&scope=project:x``;
-    default global), as a search from that scope would. Failures are ``{"error": message}``: 400
+    (explain), ``/api/stats``. Graph, search and explain show one scope and global
+    (``&scope=project:x``; default global), as a search from that scope would: a fact of another
+    scope is a 404, as an unknown id is. Failures are ``{"error": message}``: 400
     bad input, 404 unknown id.
     Requests whose Host header is not in ``allowed_hosts`` get a 400 (DNS-rebinding guard).
     """
@@ -210,7 +211,8 @@ def build_app(memory: Memory, *, allowed_hosts: Sequence[str] = LOOPBACK_HOSTS) 
         return {"query": query, **found.model_dump()}
 
     def fact(request: Request) -> dict[str, Any]:
-        return memory.explain(request.path_params["fact_id"]).model_dump()
+        scope = request.query_params.get("scope")
+        return memory.explain(request.path_params["fact_id"], scope=scope).model_dump()
 
     def stats(request: Request) -> dict[str, Any]:
         return memory.stats()

@@ -527,7 +527,7 @@
     setPanel("Fact", el("p", { className: "muted" }, "Loading…"));
     let x;
     try {
-      x = await getJSON(`/api/fact/${encodeURIComponent(id)}`);
+      x = await getJSON(`/api/fact/${encodeURIComponent(id)}${SCOPE_PARAM ? `?${SCOPE_PARAM}` : ""}`);
     } catch (err) {
       if (seq === state.panelSeq)
         setPanel("Fact", el("p", { className: "error", role: "alert" }, err.message));
