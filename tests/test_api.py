@@ -35,7 +35,10 @@ def test_a_declared_method_runs_its_operation_through_call() -> None:
 
     Recorder().forget("f_0123456789abcdef")
     Recorder().search("tea", limit=3)
-    assert seen[0] == ("forget", {"fact_id": "f_0123456789abcdef", "reason": None, "purge": False})
+    assert seen[0] == (
+        "forget",
+        {"fact_id": "f_0123456789abcdef", "reason": None, "purge": False, "scope": None},
+    )
     assert seen[1][0] == "search"
     assert seen[1][1]["limit"] == 3 and seen[1][1]["query"] == "tea" and seen[1][1]["known_at"] is None
     with pytest.raises(TypeError):

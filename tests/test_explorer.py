@@ -145,6 +145,14 @@ def test_graph_and_search_show_one_scope_and_global(client: TestClient, memory: 
     assert {falcon, hack} & shown("/api/graph") == set()
     assert hack not in shown("/api/search", q="launch", scope="project:falcon")
     assert client.get("/api/graph", params={"scope": "no such scope"}).status_code == 400
+    # A fact page shows a fact of the page's scope or global; another scope's is a 404.
+    assert (
+        client.get(f"/api/fact/{falcon}", params={"scope": "project:falcon"}).json()["fact"]["id"] == falcon
+    )
+    assert client.get(f"/api/fact/{shared}", params={"scope": "project:falcon"}).status_code == 200
+    for fid in (falcon, hack):
+        assert client.get(f"/api/fact/{fid}").status_code == 404
+    assert client.get(f"/api/fact/{hack}", params={"scope": "project:falcon"}).status_code == 404
 
 
 @pytest.mark.parametrize("limit", ["0", "-3", "abc", "5001"])
@@ -309,6 +317,18 @@ def test_confirm_from_the_page_pins_the_fact(client: TestClient, memory: Memory,
     assert (response.json()["id"], response.json()["status"]) == (seeded.decision, "confirmed")
     explained = memory.explain(seeded.decision)
     assert (explained.fact.status, explained.pinned, explained.fact.confidence) == ("confirmed", True, 1.0)
+
+
+def test_a_project_fact_is_acted_on_from_its_own_scope_only(client: TestClient, memory: Memory) -> None:
+    fact = memory.remember("The falcon service deploys from the main branch", scope="project:falcon").id
+    for scope in (None, "global", "project:hack"):
+        refused = client.post("/api/confirm", json={"fact_id": fact, "scope": scope}, headers=PAGE)
+        assert refused.status_code == 404, scope
+    assert client.get(f"/api/fact/{fact}", params={"scope": "project:hack"}).status_code == 404
+    shown = client.get(f"/api/fact/{fact}", params={"scope": "project:falcon"})
+    assert shown.status_code == 200 and shown.json()["fact"]["status"] == "staged"
+    done = client.post("/api/confirm", json={"fact_id": fact, "scope": "project:falcon"}, headers=PAGE)
+    assert done.status_code == 200 and done.json()["status"] == "confirmed"
 
 
 def test_correct_from_the_page_supersedes_the_old_fact(

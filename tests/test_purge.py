@@ -11,6 +11,7 @@ from hippograph.config import Settings
 from hippograph.domain.models import EdgeType
 from hippograph.service import curation
 from hippograph.service.memory import Memory
+from hippograph.service.upkeep import Upkeep
 from hippograph.store.embed import FastEmbedder
 from hippograph.store.graph import EVERYWHERE
 from testkit.process import run_cli as hippograph
@@ -118,8 +119,10 @@ def test_an_interrupted_purge_is_finished_by_the_next_open(
     memory = Memory.open(settings, embedder=embedder)
     try:
         _, secret, _ = fill(memory)
-        # The process dies after the graph committed the purge, before the stores are rewritten.
+        # The process dies after the graph committed the purge, before the stores are rewritten
+        # (and so does not rewrite the graph compactly at close either).
         monkeypatch.setattr(curation, "finish_purge", lambda stores: None)
+        monkeypatch.setattr(Upkeep, "compact_graph", lambda self: False)
         memory.forget(secret, purge=True)
     finally:
         memory.close()

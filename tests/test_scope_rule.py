@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from hippograph.config import Settings
-from hippograph.domain.errors import InvalidInput
+from hippograph.domain.errors import InvalidInput, NotFound
 from hippograph.domain.models import ACTIVE_STATUSES, HISTORY_STATUSES, EdgeType
 from hippograph.domain.visibility import visible_scopes
 from hippograph.service.memory import Memory
@@ -84,17 +84,19 @@ def _build(memory: Memory, world: dict[str, Any]) -> dict[str, Any]:
     for a, b in world["links"]:
         if a < len(stored) and b < len(stored) and stored[a].id != stored[b].id:
             if stored[a].scope == stored[b].scope:
-                memory.link(stored[a].id, stored[b].id, "relates_to")
+                memory.link(stored[a].id, stored[b].id, "relates_to", scope=stored[a].scope)
             else:
                 memory.graph.link_facts(EdgeType.NEXT, stored[a].id, stored[b].id, now)
     for i in world["corrections"]:
         if i < len(stored) and memory.graph.get_fact(stored[i].id).status.is_active:  # type: ignore[union-attr]
             memory.correct(
-                f"corrected {' '.join(world['facts'][i]['words'])} mk{100 + i:03d}", fact_id=stored[i].id
+                f"corrected {' '.join(world['facts'][i]['words'])} mk{100 + i:03d}",
+                fact_id=stored[i].id,
+                scope=stored[i].scope,
             )
     for i in world["forgotten"]:
         if i < len(stored):
-            memory.forget(stored[i].id)
+            memory.forget(stored[i].id, scope=stored[i].scope)
     scope_of = {f.id: f.scope for f in memory.graph.all_facts()}
     scope_of.update({e.id: e.scope for e in memory.graph.all_entities()})
     return scope_of
@@ -126,7 +128,7 @@ def _check_query(memory: Memory, scope_of: dict[str, str], q: dict[str, Any]) ->
         assert q["tags"] is None or set(hit.tags) & set(q["tags"]), (q, hit.id)
         # explain shows what the fact's own scope sees, which the caller sees too.
         own = set(visible_scopes(hit.scope))
-        explained = memory.explain(hit.id).model_dump()
+        explained = memory.explain(hit.id, scope=q["scope"]).model_dump()
         assert {i for i in _named_ids(explained) if scope_of[i] not in own} == set(), (hit.id, explained)
     recalled = memory.recall(" ".join(q["words"]), scope=q["scope"])
     assert {i for i in _named_ids(recalled.model_dump()) if scope_of[i] not in visible} == set()
@@ -137,6 +139,20 @@ def _check_query(memory: Memory, scope_of: dict[str, str], q: dict[str, Any]) ->
         for m in re.findall(r"mk\d{3}", f.content)
     }
     assert not set(re.findall(r"mk\d{3}", recalled.narrative)) & hidden_markers, q
+    # An operation on a fact id sees what the caller's scope sees: another scope's fact is not
+    # found, in the words an id that never existed gets.
+    unknown = _refusal(memory, "f_" + "0" * 16, q["scope"])
+    for fid, scope in scope_of.items():
+        if fid.startswith("f_") and scope in visible:
+            assert memory.explain(fid, scope=q["scope"]).fact.id == fid
+        elif fid.startswith("f_"):
+            assert _refusal(memory, fid, q["scope"]) == unknown, (fid, scope, q["scope"])
+
+
+def _refusal(memory: Memory, fact_id: str, scope: str) -> str:
+    with pytest.raises(NotFound) as refused:
+        memory.explain(fact_id, scope=scope)
+    return str(refused.value).replace(fact_id, "<id>")
 
 
 @settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -178,13 +194,19 @@ def test_status_superseded_returns_only_superseded_facts(memory: Memory) -> None
 def test_link_across_scopes_is_refused_and_writes_nothing(memory: Memory) -> None:
     falcon = memory.remember("Falcon ships in May", scope="project:falcon", entities=["Falcon"])
     hack = memory.remember("Hack week is in June", scope="project:hack", entities=["Hackweek"])
+    office = memory.remember("The office closes in August", entities=["Office"])  # global
     before = memory.graph.counts()
+    # Both ends seen from project:falcon, but the link would join its fact to a global one.
+    for src, dst in ((falcon.id, office.id), (office.id, falcon.linked_entities[0].id)):
+        with pytest.raises(InvalidInput, match=r"scope '(project:falcon|global)'.*'(global|project:falcon)'"):
+            memory.link(src, dst, "relates_to" if dst.startswith("f_") else "about", scope="project:falcon")
+    # An end project:falcon does not see is not found at all.
     for src, dst in (
         (falcon.id, hack.id),
         (falcon.id, hack.linked_entities[0].id),
         (falcon.linked_entities[0].id, hack.linked_entities[0].id),
     ):
-        with pytest.raises(InvalidInput, match=r"scope 'project:falcon'.*'project:hack'.*same scope"):
-            memory.link(src, dst, "relates_to" if dst.startswith("f_") else "about")
+        with pytest.raises(NotFound, match=r"no (fact|entity) has id [fe]_\w+ in project:falcon or global"):
+            memory.link(src, dst, "relates_to" if dst.startswith("f_") else "about", scope="project:falcon")
     assert memory.graph.counts() == before
-    assert memory.explain(falcon.id).edges == []
+    assert memory.explain(falcon.id, scope="project:falcon").edges == []

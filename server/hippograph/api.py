@@ -66,6 +66,14 @@ else:
     TtlName = _names(TtlPolicy)
 
 
+# The scope a fact-id operation acts from: it sees the facts of that scope and of global
+# (``domain.visibility``), and any other id is not found.
+FactScope = Annotated[
+    str | None,
+    Field(description="Scope of the search the id(s) came from (default: the server's scope)."),
+]
+
+
 class Internal:
     """Marks a parameter for in-process callers (CLI, explorer, tests), left out of the MCP tool."""
 
@@ -363,7 +371,11 @@ class MemoryAPI:
             ),
         ] = None,
         scope: Annotated[
-            str | None, Field(description="Where query looks, plus global (default: global)."), INTERNAL
+            str | None,
+            Field(
+                description="Scope of the search fact_id came from; query looks there and in global "
+                "(default: the server's scope)."
+            ),
         ] = None,
         # The rest default to the old fact's, as remember would take them.
         entities: Annotated[list[str] | None, Field(description="Entity names."), INTERNAL] = None,
@@ -384,6 +396,7 @@ class MemoryAPI:
     def confirm(
         self,
         fact_id: Annotated[str, Field(description="Id of the fact the user confirmed.")],
+        scope: FactScope = None,
     ) -> FactOut:
         """Pin a fact the user confirmed: confidence 1, status confirmed, it never decays.
         Example: confirm(fact_id="f_0123456789abcdef")
@@ -393,6 +406,7 @@ class MemoryAPI:
     def mark_used(
         self,
         fact_ids: Annotated[list[str], Field(description="Ids of the facts your answer relied on.")],
+        scope: FactScope = None,
     ) -> UsedOut:
         """Report which facts from search or recall your answer relied on: the only way reading
         strengthens memory. A used fact stays fresh, a dormant one wakes, a staged one used
@@ -407,6 +421,7 @@ class MemoryAPI:
         purge: Annotated[
             bool, Field(description="Erase its text everywhere, for good (when the user says 'delete').")
         ] = False,
+        scope: FactScope = None,
     ) -> FactOut:
         """Retract a fact: it no longer appears in search or recall, but stays in history
         (search with include_history=true, explain). With purge=true its text is erased from
@@ -418,6 +433,7 @@ class MemoryAPI:
     def explain(
         self,
         fact_id: Annotated[str, Field(description="Id of the fact to explain.")],
+        scope: FactScope = None,
     ) -> ExplainOut:
         """Show where a fact came from and how it stands: source, provenance, evidence,
         supersedes chain both ways, contradictions, linked entities, edges, access count and
@@ -437,6 +453,7 @@ class MemoryAPI:
             ),
         ],
         weight: Annotated[float | None, Field(description="0..1, how strong (default 1).")] = None,
+        scope: FactScope = None,
     ) -> LinkOut:
         """Add a typed edge that later retrieval follows, e.g. that one fact caused another.
         Example: link(from_id="f_aaa...", to_id="f_bbb...", relation="causes")

@@ -77,6 +77,11 @@ def _parser() -> argparse.ArgumentParser:
         "forget", parents=[common], help="forget a fact (--purge: erase its text for good)"
     )
     forget.add_argument("fact_id", help="the fact's id, as search prints it")
+    forget.add_argument(
+        "--scope",
+        help="the scope the fact is in, as search's --scope: another scope's fact is not found "
+        "(env HIPPOGRAPH_SCOPE; default global)",
+    )
     forget.add_argument("--reason", help="why (kept with the retracted fact; not with --purge)")
     forget.add_argument(
         "--purge", action="store_true", help="erase the fact's text from every file of the data dir"
@@ -363,7 +368,7 @@ def _run_command(command: str, args: argparse.Namespace, memory: SharedMemory, s
             print(f"  [{change.id}] {change.status} {verb} {change.becomes}: {change.content[:60]}")
         return EXIT_OK
     if command == "forget":
-        forgotten = memory.forget(args.fact_id, reason=args.reason, purge=args.purge)
+        forgotten = memory.forget(args.fact_id, reason=args.reason, purge=args.purge, scope=settings.scope)
         if args.json:
             print(forgotten.model_dump_json(indent=2))
         else:

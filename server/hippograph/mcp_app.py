@@ -54,7 +54,7 @@ hippograph is your long-term memory about the user and their work, kept across c
   with subject/predicate/object when the fact has that shape, and the entities it is about.
 - Do not store secrets (keys, tokens, passwords): they are refused.
 - Each result carries a fact id; use it to correct, confirm, explain or forget that fact instead of
-  storing a duplicate.
+  storing a duplicate (with the same scope, if your search named one).
 - Searching changes nothing: after answering, pass the ids of the facts you relied on to mark_used.
 - remember's reply lists close stored facts (`similar`): one marked `conflict` may need correct.
   forget with purge=true erases a fact when the user asks you to delete it.

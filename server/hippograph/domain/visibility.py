@@ -4,6 +4,13 @@ Every read applies it through one value, the scopes a caller sees (``visible_sco
 vector index filters its rows by them (``store.vector_rows.Filter``), the read model's walks,
 neighbour shares, tag and entity lookups by them (``store.graph_view.GraphView``). A write may
 join only what one scope sees (``link_refusal``), so no edge needs the rule to hide it.
+
+An operation on an id (explain, confirm, forget, mark_used, correct, link) looks the fact or
+entity up as its caller's scope sees it (``service.stores.Stores.fact``/``entity``): one of
+another scope is not found, in the very words an id that never existed gets, so the answer
+does not tell that it exists. A caller in ``global`` sees global alone, as its search does:
+each project's and session's facts are hidden from it as from one another; a call that names
+the fact's scope (as the search that found it did) reaches it.
 """
 
 from __future__ import annotations

@@ -34,6 +34,7 @@ class _FactBody(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     fact_id: StrictStr
+    scope: StrictStr | None = None  # the page's scope: a fact of another scope is not found
 
 
 class ConfirmBody(_FactBody):
@@ -114,21 +115,27 @@ def routes(memory: MemoryAPI, call: Call, *, writable: bool = True) -> list[Rout
 
     async def confirm(request: Request) -> JSONResponse:
         body = await read_body(request, ConfirmBody)
-        done = await call(lambda: memory.confirm(body.fact_id))
+        done = await call(lambda: memory.confirm(body.fact_id, scope=body.scope))
         return JSONResponse(done.model_dump())
 
     async def correct(request: Request) -> JSONResponse:
         body = await read_body(request, CorrectBody)
         done = await call(
             lambda: memory.correct(
-                body.content, fact_id=body.fact_id, event_time=body.event_time, object=body.object
+                body.content,
+                fact_id=body.fact_id,
+                event_time=body.event_time,
+                object=body.object,
+                scope=body.scope,
             )
         )
         return JSONResponse(done.model_dump())
 
     async def forget(request: Request) -> JSONResponse:
         body = await read_body(request, ForgetBody)
-        done = await call(lambda: memory.forget(body.fact_id, reason=body.reason, purge=body.purge))
+        done = await call(
+            lambda: memory.forget(body.fact_id, reason=body.reason, purge=body.purge, scope=body.scope)
+        )
         return JSONResponse(done.model_dump())
 
     return [

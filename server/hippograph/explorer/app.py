@@ -187,7 +187,8 @@ def build_app(
         return {"query": query, **found.model_dump()}
 
     def fact(request: Request) -> dict[str, Any]:
-        return memory.explain(request.path_params["fact_id"]).model_dump()
+        shown = request.query_params.get("scope") or scope  # a fact of another scope is a 404
+        return memory.explain(request.path_params["fact_id"], scope=shown).model_dump()
 
     def stats(request: Request) -> dict[str, Any]:
         return memory.stats()

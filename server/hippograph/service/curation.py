@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from hippograph.domain import lifecycle as lc
 from hippograph.domain import validation as check
-from hippograph.domain.errors import InvalidInput, InvalidTransition, NotFound
+from hippograph.domain.errors import InvalidInput, InvalidTransition
 from hippograph.domain.models import EdgeType, Fact, FactKind, FactOut, FactStatus, LinkOut
 from hippograph.domain.visibility import link_refusal
 from hippograph.service.shaping import fact_out
@@ -32,10 +32,10 @@ class Curator:
     def __init__(self, stores: Stores) -> None:
         self.stores = stores
 
-    def confirm(self, fact_id: str) -> FactOut:
+    def confirm(self, fact_id: str, scope: str | None = None) -> FactOut:
         """Pin a fact the user confirmed: status confirmed, confidence 1, never decays."""
         with self.stores.write_lock:
-            fact = self.stores.fact(fact_id)
+            fact = self.stores.fact(fact_id, scope)
             current = self.stores.current_version(fact) if fact.status is FactStatus.SUPERSEDED else None
             confirmed = lc.confirm(fact, self.stores.clock(), current_id=current)
             if confirmed != fact:
@@ -43,12 +43,14 @@ class Curator:
                 self.stores.vectors.set_status([fact.id], confirmed.status.value)
         return fact_out(confirmed, self.stores.entity_names(fact.id))
 
-    def forget(self, fact_id: str, reason: str | None = None, purge: bool = False) -> FactOut:
+    def forget(
+        self, fact_id: str, reason: str | None = None, purge: bool = False, scope: str | None = None
+    ) -> FactOut:
         """Retract a fact: gone from results, kept as history with the reason. With ``purge``,
         erase it: no file of the data dir keeps its text (the reason is not kept either)."""
         why = check.optional_text(reason, "reason", max_bytes=500) or "forgotten on request"
         with self.stores.write_lock:
-            fact = self.stores.fact(fact_id)
+            fact = self.stores.fact(fact_id, scope)
             if purge:
                 return fact_out(self._purge(fact), [])
             retracted = lc.retract(fact, self.stores.clock(), why)
@@ -93,8 +95,13 @@ class Curator:
         finish_purge(s)
         return tomb
 
-    def link(self, from_id: str, to_id: str, relation: str, weight: float | None = None) -> LinkOut:
-        """Add a typed edge between two facts, two entities, or a fact and an entity (idempotent)."""
+    def link(
+        self, from_id: str, to_id: str, relation: str, weight: float | None = None, scope: str | None = None
+    ) -> LinkOut:
+        """Add a typed edge between two facts, two entities, or a fact and an entity (idempotent).
+
+        Both ends must be seen from ``scope`` (else: not found, as an unknown id), and the link
+        must keep within one scope (``visibility.link_refusal``)."""
         src = check.node_id(from_id, "from_id")
         dst = check.node_id(to_id, "to_id")
         if src == dst:
@@ -109,7 +116,7 @@ class Curator:
                 if edge is None:
                     allowed = ", ".join(FACT_RELATIONS)
                     raise InvalidInput(f"relation {relation!r} cannot join two facts: use one of {allowed}")
-                a, b = self.stores.fact(src), self.stores.fact(dst)
+                a, b = self.stores.fact(src, scope), self.stores.fact(dst, scope)
                 _refuse_across_scopes((a.id, a.scope), (b.id, b.scope))
                 for erased in (f for f in (a, b) if f.status is FactStatus.PURGED):
                     raise InvalidTransition(f"fact {erased.id} was purged: there is nothing left to link")
@@ -131,22 +138,13 @@ class Curator:
                     self.stores.graph.link_facts(edge, a.id, b.id, now, weight=w, relation=rel)
                 return LinkOut(from_id=src, to_id=dst, relation=rel, edge_type=edge, weight=w)
             if kinds == ("e", "e"):
-                ends = [self.stores.entities.get(eid) for eid in (src, dst)]
-                for eid, entity in zip((src, dst), ends, strict=True):
-                    if entity is None:
-                        raise NotFound(
-                            f"no entity has id {eid}: take entity ids from remember's linked_entities"
-                        )
-                _refuse_across_scopes(*((e.id, e.scope) for e in ends if e is not None))
+                ends = [self.stores.entity(eid, scope) for eid in (src, dst)]
+                _refuse_across_scopes(*((e.id, e.scope) for e in ends))
                 self.stores.graph.link_entities(src, dst, rel, w, None, now)
                 return LinkOut(from_id=src, to_id=dst, relation=rel, edge_type=EdgeType.RELATES, weight=w)
-            fact = self.stores.fact(src if kinds[0] == "f" else dst)
+            fact = self.stores.fact(src if kinds[0] == "f" else dst, scope)
             entity_id = dst if kinds[0] == "f" else src
-            entity = self.stores.entities.get(entity_id)
-            if entity is None:
-                raise NotFound(
-                    f"no entity has id {entity_id}: take entity ids from remember's linked_entities"
-                )
+            entity = self.stores.entity(entity_id, scope)
             scope_of = {fact.id: fact.scope, entity.id: entity.scope}
             _refuse_across_scopes((src, scope_of[src]), (dst, scope_of[dst]))
             self.stores.graph.link_about(fact.id, entity_id, "mention")

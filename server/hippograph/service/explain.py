@@ -18,9 +18,10 @@ class Explainer:
     def __init__(self, stores: Stores) -> None:
         self.stores = stores
 
-    def explain(self, fact_id: str) -> ExplainOut:
-        """Provenance, chains both ways, contradictions, entities, edges and relevance of one fact."""
-        fact = self.stores.fact(fact_id)
+    def explain(self, fact_id: str, scope: str | None = None) -> ExplainOut:
+        """Provenance, chains both ways, contradictions, entities, edges and relevance of one fact
+        that ``scope`` sees."""
+        fact = self.stores.fact(fact_id, scope)
         now = self.stores.clock()
         # What the fact's own scope sees: no id or edge of another scope is shown beside it.
         view = self.stores.graph.view(visible_scopes(fact.scope))

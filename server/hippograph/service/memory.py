@@ -359,5 +359,9 @@ class Memory(MemoryAPI):
                     log.exception("could not write the vector index at close; the next open repairs it")
                 if not self.vectors.write_failed:
                     self.graph.set_meta(_VECTORS_IN_SYNC, self.vectors.versions())
+                try:
+                    self.upkeep.compact_graph()
+                except Exception:  # the old file is whole; the next close tries again
+                    log.exception("could not rewrite the graph file compactly")
             finally:
                 self.graph.close()

@@ -15,7 +15,8 @@ from hippograph.config import Settings
 from hippograph.domain import lifecycle as lc
 from hippograph.domain import validation as check
 from hippograph.domain.errors import DataDirNotWritable, DiskFull, NotFound
-from hippograph.domain.models import EdgeType, Fact
+from hippograph.domain.models import EdgeType, Entity, Fact
+from hippograph.domain.visibility import visible_scopes
 from hippograph.retrieval.retriever import Retriever
 from hippograph.service.shaping import Clock
 from hippograph.store.embed import Embedder
@@ -143,17 +144,42 @@ class Stores:
                 "Nothing was written; search and recall still work."
             )
 
-    def fact(self, fact_id: str) -> Fact:
-        """The fact with this id, or NotFound saying where ids come from."""
-        fact = self.graph.get_fact(check.fact_id(fact_id))
-        if fact is None:
-            raise NotFound(f"no fact has id {fact_id}: take ids from remember or search results")
+    def fact(self, fact_id: str, scope: str | None) -> Fact:
+        """The fact with this id as a caller in ``scope`` (None: global) sees it, or NotFound.
+
+        A fact of a scope the caller does not see is not found, with the very message of an id
+        that never existed: an operation on a fact id reveals nothing of another scope.
+        """
+        fact_id = check.fact_id(fact_id)
+        visible = visible_scopes(check.scope(scope))
+        fact = self.graph.get_fact(fact_id)
+        if fact is None or fact.scope not in visible:
+            raise NotFound(
+                f"no fact has id {fact_id} in {' or '.join(visible)}: take ids from remember or search "
+                "results, and pass the scope they were found in"
+            )
         return fact
 
+    def entity(self, entity_id: str, scope: str | None) -> Entity:
+        """The entity with this id as a caller in ``scope`` (None: global) sees it, or NotFound
+        (the same for an entity of another scope as for an unknown id)."""
+        visible = visible_scopes(check.scope(scope))
+        entity = self.entities.get(entity_id)
+        if entity is None or entity.scope not in visible:
+            raise NotFound(
+                f"no entity has id {entity_id} in {' or '.join(visible)}: take entity ids from "
+                "remember's linked_entities, and pass the scope they were found in"
+            )
+        return entity
+
     def current_version(self, fact: Fact) -> str | None:
-        """The id of the newest fact that supersedes this one (directly or along a chain), if any."""
-        newer = self.graph.chain(fact.id, EdgeType.SUPERSEDES, newer=True)
-        return newer[-1][0] if newer else None
+        """The id of the newest fact that supersedes this one (directly or along a chain), if any,
+        of those the fact's own scope sees (so never one its callers do not see)."""
+        view = self.graph.view(visible_scopes(fact.scope))
+        newer = [
+            fid for fid, _ in self.graph.chain(fact.id, EdgeType.SUPERSEDES, newer=True) if view.sees(fid)
+        ]
+        return newer[-1] if newer else None
 
     def entity_names(self, fact_id: str) -> list[str]:
         return self.graph.view(EVERYWHERE).entity_names_for([fact_id]).get(fact_id, [])

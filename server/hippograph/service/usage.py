@@ -20,8 +20,9 @@ class Usage:
     def __init__(self, stores: Stores) -> None:
         self.stores = stores
 
-    def mark_used(self, fact_ids: Sequence[str]) -> UsedOut:
-        """Count a use of each fact (once per call), all or none: every id is checked first."""
+    def mark_used(self, fact_ids: Sequence[str], scope: str | None = None) -> UsedOut:
+        """Count a use of each fact (once per call), all or none: every id is checked first,
+        and one ``scope`` does not see is not found."""
         if isinstance(fact_ids, str) or not isinstance(fact_ids, Sequence) or not fact_ids:
             raise InvalidInput('fact_ids must be a list of fact ids from search results, e.g. ["f_0123..."]')
         if len(fact_ids) > MAX_USED:
@@ -34,7 +35,7 @@ class Usage:
             now = self.stores.clock()
             used = []
             for fid in ids:
-                fact = self.stores.fact(fid)
+                fact = self.stores.fact(fid, scope)
                 newer = self.stores.current_version(fact) if fact.status is FactStatus.SUPERSEDED else None
                 used.append((fact, lc.mark_used(fact, now, self.stores.policy, current_id=newer)))
             with self.stores.graph.transaction():

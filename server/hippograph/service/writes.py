@@ -375,12 +375,14 @@ class Writer:
         scope: str | None = None,
         **overrides: Any,
     ) -> CorrectOut:
-        """Replace a fact with a corrected one; the old one stays as superseded history."""
+        """Replace a fact ``scope`` sees (by id, or the one ``query`` names in a search from
+        ``scope``) with a corrected one in the fact's own scope; the old one stays as superseded
+        history."""
         if (fact_id is None) == (query is None):
             raise InvalidInput(
                 "send exactly one of fact_id (from search results) or query (to find the fact)"
             )
-        old = self.stores.fact(fact_id) if fact_id is not None else self._the_one(query or "", scope)
+        old = self.stores.fact(fact_id, scope) if fact_id is not None else self._the_one(query or "", scope)
         lc.check_correctable(old, self.stores.current_version(old))
         # The corrected fact keeps what the old one was about, except the value it got wrong.
         about = self.stores.graph.view(EVERYWHERE).entity_names_for([old.id]).get(old.id, [])
@@ -415,7 +417,7 @@ class Writer:
             raise NotFound(f"no active fact matches {query!r}: search first, then correct by fact_id")
         named = [hit for hit in hits if sameness.answers(query, hit.content)]
         if len(named) == 1:
-            return self.stores.fact(named[0].id)
+            return self.stores.fact(named[0].id, scope)
         listed = "; ".join(f"{hit.id} {hit.content[:80]!r}" for hit in (named or hits)[:_CANDIDATES])
         why = f"{len(named)} facts match {query!r}" if named else f"no fact clearly matches {query!r}"
         raise InvalidInput(

@@ -39,7 +39,7 @@ from hippograph.store.rows import (
     to_db_time,
 )
 
-__all__ = ["EVERYWHERE", "EdgeRow", "FactLink", "GraphStore", "GraphView", "Relation"]
+__all__ = ["COMPACT_BYTES", "EVERYWHERE", "EdgeRow", "FactLink", "GraphStore", "GraphView", "Relation"]
 
 # A fact-to-fact edge to write: (source id, target id, time, properties).
 FactLink = tuple[str, str, datetime, Mapping[str, Any]]
@@ -56,6 +56,7 @@ class Relation(NamedTuple):
     at: datetime
 
 
+COMPACT_BYTES = "graph_compact_bytes"  # Meta: the file's size right after its last rebuild
 _RELATES_PROPS = ("predicate", "weight", "fact_id", "created_at")
 _FACT_TABLE = f"MATCH (f:Fact) RETURN {', '.join(f'f.{c} AS {c}' for c in FACT_COLUMNS)}"
 
@@ -206,8 +207,12 @@ class GraphStore:
         return _erase(self._session, self._read, self._facts, tombstones, tags)
 
     def rebuild(self) -> None:
-        """Rewrite the graph file from its contents (see ``KuzuSession.rebuild``)."""
+        """Rewrite the graph file from its contents (``KuzuSession.rebuild``); keep its new size."""
         self._session.rebuild()
+        self.set_meta(COMPACT_BYTES, str(self.path.stat().st_size))
+
+    def checkpoint(self) -> None:
+        self._session.checkpoint()
 
     def get_facts(self, ids: Sequence[str]) -> dict[str, Fact]:
         if not ids:

@@ -132,6 +132,13 @@ class KuzuSession:
             self._conn.close()
             self._db.close()
 
+    def checkpoint(self) -> None:
+        """Write everything committed into the database file (and empty the WAL)."""
+        with self.lock:
+            if self._hooks is not None:
+                raise InternalError("the graph cannot be checkpointed inside a transaction")
+            self._conn.execute("CHECKPOINT")
+
     def rebuild(self) -> None:
         """Write the database afresh from its contents and swap it in, so that nothing deleted or
         overwritten survives: Kùzu leaves old strings in the file's free pages (a SET or DELETE
@@ -140,6 +147,10 @@ class KuzuSession:
         EXPORT DATABASE to a directory beside the file, IMPORT DATABASE into a new file, close
         both, replace the old file with the new one (atomic), reopen. A crash before the
         replace leaves the old file whole (the leftovers are removed at the next open).
+
+        The new file is also compact: IMPORT writes each table once, where the checkpoints of a
+        store written bit by bit leave copies of whole relationship node groups behind (see
+        ``service.upkeep.Upkeep.compact_graph``).
         """
         export, fresh = _rebuild_paths(self.path)
         if "'" in str(export):

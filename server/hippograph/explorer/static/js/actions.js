@@ -45,7 +45,7 @@ async function after(factId, message) {
 async function confirmFact(fact) {
   let done;
   try {
-    done = await postJSON("/api/confirm", { fact_id: fact.id });
+    done = await postJSON("/api/confirm", { fact_id: fact.id, scope: state.filters.scope });
   } catch (err) {
     announce(`Could not confirm: ${err.message}`, true);
     return;
@@ -71,7 +71,7 @@ async function submitCorrect(event) {
     error.textContent = "Write the corrected statement: it replaces the one above.";
     return;
   }
-  const body = { fact_id: current.id, content };
+  const body = { fact_id: current.id, content, scope: state.filters.scope };
   if (byId("correct-when").value) body.event_time = byId("correct-when").value;
   let done;
   try {
@@ -106,7 +106,7 @@ async function submitForget(event) {
   event.preventDefault();
   const purge = byId("forget-purge").checked;
   const reason = byId("forget-reason").value.trim();
-  const body = { fact_id: current.id, purge };
+  const body = { fact_id: current.id, purge, scope: state.filters.scope };
   if (reason && !purge) body.reason = reason;
   try {
     await postJSON("/api/forget", body);

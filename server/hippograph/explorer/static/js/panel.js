@@ -74,7 +74,7 @@ export async function showFact(id, inView) {
   setPanel("Fact", el("p", { className: "muted" }, "Loading…"));
   let x;
   try {
-    x = await getJSON(`/api/fact/${encodeURIComponent(id)}`);
+    x = await getJSON(`/api/fact/${encodeURIComponent(id)}?${new URLSearchParams({ scope: state.filters.scope })}`);
   } catch (err) {
     if (seq === state.panelSeq) setPanel("Fact", el("p", { className: "error", role: "alert" }, err.message));
     return;
