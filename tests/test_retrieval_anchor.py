@@ -30,3 +30,27 @@ def test_without_the_anchor_bonus_the_name_and_wording_win(memory: Memory) -> No
     memory.retriever.with_policy(anchor_bonus=0.0)
     hits = memory.search("What instrument is Maya learning?", limit=5).results
     assert [h.id for h in hits][:2] == [addressed, about]
+
+
+def _chat(memory: Memory) -> tuple[str, str]:
+    for text in DISTRACTORS:
+        memory.remember(text)
+    memory.remember("Nate: Hey Joanna! Long time no see.")
+    asked = memory.remember("Joanna: Nate, when did you win your first video game tournament?")
+    said = memory.remember("Nate: Last week! It was my first win, a team shooter game.")
+    return said.id, asked.id
+
+
+def test_a_chat_turn_is_its_speakers_not_the_names_it_addresses(memory: Memory) -> None:
+    said, asked = _chat(memory)
+    roles = {e.name: e.role for e in memory.explain(asked).entities}
+    assert roles == {"Joanna": "subject", "Nate": "mention"}
+    hits = memory.search("When did Nate win his first video game tournament?", limit=5).results
+    assert [h.id for h in hits][:2] == [said, asked]
+
+
+def test_without_the_anchor_bonus_the_wording_of_the_question_wins(memory: Memory) -> None:
+    said, asked = _chat(memory)
+    memory.retriever.with_policy(anchor_bonus=0.0)
+    hits = memory.search("When did Nate win his first video game tournament?", limit=5).results
+    assert [h.id for h in hits][:2] == [asked, said]

@@ -18,10 +18,12 @@ import numpy as np
 import bench.locomo
 from bench.locomo.baselines import baseline_answers
 from bench.locomo.data import DEFAULT_DATA, REPO, Conversation, load_dataset
+from bench.locomo.loco import METHOD, loco
 from bench.locomo.ours import (
     APPLIED_READS,
     StoreReport,
     applied_reads_answers,
+    candidate_answers,
     check_variants,
     hippograph_answers,
     open_store,
@@ -55,6 +57,14 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--recall-budget", type=int, default=1000, help="budget_tokens for recall()")
     parser.add_argument(
         "--variant", action="append", default=[], metavar="NAME=VALUE", help="RetrievalPolicy override"
+    )
+    parser.add_argument(
+        "--loco",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE[,NAME=VALUE]",
+        help="a candidate policy for leave-one-conversation-out (repeatable): searched on the same "
+        "stores after the default; the table goes to locomo-loco[-no_entities].md",
     )
     parser.add_argument(
         "--entities",
@@ -99,7 +109,13 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     embedder, models_dir = load_embedder(args.model, args.models_dir)
     turn_vectors, question_vectors, embed_s = embed_for_baselines(convs, embedder)
 
+    candidates = {spec: parse_variants(spec.split(",")) for spec in args.loco}
+    for candidate in candidates.values():
+        check_variants(candidate)
+    if candidates and args.applied_reads:
+        raise SystemExit("--loco and --applied-reads are separate runs: pass one of them")
     scores: dict[str, list[Score]] = defaultdict(list)
+    candidate_scores: dict[str, list[Score]] = defaultdict(list)
     report = StoreReport()
     with tempfile.TemporaryDirectory(prefix="hippograph-locomo-") as tmp:
         for conv, turns, questions in zip(convs, turn_vectors, question_vectors, strict=True):
@@ -111,6 +127,12 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                     answers |= hippograph_answers(
                         conv, memory, fact_to_turn, overrides, args.recall_budget, report
                     )
+                for spec, candidate in candidates.items():
+                    policy = {**overrides, **candidate}
+                    got = candidate_answers(conv, memory, fact_to_turn, policy, StoreReport())
+                    candidate_scores[spec] += [
+                        score(q, conv.conv_id, a) for q, a in zip(conv.questions, got, strict=True)
+                    ]
             if args.applied_reads:
                 # Both protocols start from the same ingested store, closed cleanly and copied.
                 copy = Path(tmp) / f"{conv.conv_id}-applied"
@@ -138,10 +160,13 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "baseline_embed_s": embed_s,
         "run_s": time.perf_counter() - started,
     }
-    return {
+    results = {
         "meta": describe_run(args, convs, embedder, report, extra),
         "methods": {method: summarize(rows) for method, rows in scores.items()},
     }
+    if candidates:
+        results["loco_candidates"] = {spec: summarize(rows) for spec, rows in candidate_scores.items()}
+    return results
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -151,4 +176,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     tag += "-no_entities" if args.entities == "none" else ""
     path = write_results(results, args.out, results["meta"]["variants"], tag=tag)
     print(markdown(results))
+    if "loco_candidates" in results:
+        by_policy = {"default": results["methods"][METHOD]["by_conversation"]}
+        by_policy |= {spec: got["by_conversation"] for spec, got in results["loco_candidates"].items()}
+        table = loco(by_policy, protocol=f"entities {args.entities}")
+        out = args.out / f"locomo-loco{tag}.md"
+        out.write_text(table + "\n", encoding="utf-8")
+        print(table)
+        print(f"written: {out}", file=sys.stderr)
     print(f"written: {path} and {path.with_suffix('.json')}", file=sys.stderr)

@@ -205,6 +205,23 @@ def hippograph_answers(
     return answers
 
 
+def candidate_answers(
+    conv: Conversation,
+    memory: Memory,
+    fact_to_turn: Mapping[str, str],
+    overrides: Mapping[str, Any],
+    report: StoreReport,
+) -> list[Answer]:
+    """Search answers under another policy (a leave-one-out candidate), the store's policy restored after."""
+    retriever: Any = memory.retriever
+    kept = retriever.policy
+    try:
+        apply_variants(memory, overrides)
+        return [ask_search(memory, q, fact_to_turn, report) for q in conv.questions]
+    finally:
+        retriever.policy = kept
+
+
 def applied_reads_answers(
     conv: Conversation,
     memory: Memory,

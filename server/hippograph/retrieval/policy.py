@@ -86,9 +86,10 @@ class RetrievalPolicy:
     prev_share: float = 0.3
     next_share: float = 0.1
     neighbour_top: int = 20
-    # Candidates about an entity the query names gain this factor: "what does Maya like" is
-    # about Maya, and a fact that only addresses her by name, or shares the question's other
-    # words, is less likely what is asked for.
+    # Candidates centred on an entity the query names gain this factor: "what does Maya like"
+    # is about Maya, and a fact that only addresses her by name, or shares the question's other
+    # words, is less likely what is asked for. A fact is centred on its subject or object when
+    # it has one (a chat turn's speaker is its subject), else on every entity it names.
     anchor_bonus: float = 1.0
     # "No confident match": a query that names someone or something no visible fact mentions,
     # and whose best result is less similar than this (cosine of the MiniLM vectors, which

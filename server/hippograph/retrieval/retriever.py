@@ -205,7 +205,7 @@ class Retriever:
         named = {entity.id for entity, _, how in anchors if how == "name"}
         if not named:
             return
-        for fid in view.about_any(list(fused), named):
+        for fid in view.centred_on_any(list(fused), named):
             fused[fid].fused *= 1 + self.policy.anchor_bonus
 
     def _about_anchors(

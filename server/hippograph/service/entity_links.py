@@ -53,8 +53,12 @@ def plan_entities(
         if entity is not None and all(entity.id != e.id for _, e in linked):
             linked.append((role, entity))
 
+    # A chat turn is its speaker's: "Joanna: ..." is about Joanna, whoever else it names.
+    speaker = next((n for n in found if n.how == "speaker"), None)
     if fact.subject:
         add("subject", resolve(fact.subject, create=True))
+    elif speaker is not None:
+        add("subject", resolve(speaker.text, create=True, kind=speaker.type))
     if fact.object:
         add("object", resolve(fact.object, create=fact.object in explicit))
     for name in explicit:

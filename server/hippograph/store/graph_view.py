@@ -77,6 +77,21 @@ class GraphView:
                 if sees(fid) and any(eid in wanted for eid, _ in m._about.get(fid, ()))
             }
 
+    def centred_on_any(self, fact_ids: Iterable[str], entity_ids: Iterable[str]) -> set[str]:
+        """Those of ``fact_ids`` whose topic is one of ``entity_ids``: the fact's subject or
+        object when it has one (a chat turn's speaker is its subject), else any entity it
+        mentions. "Joanna: Congrats on the win, Nate!" is Joanna's, not Nate's."""
+        m, sees = self._m, self.sees
+        with m._lock:
+            wanted = {eid for eid in entity_ids if sees(eid)}
+            centred = set()
+            for fid in fact_ids:
+                about = m._about.get(fid, ())
+                topics = [eid for eid, role in about if role != "mention"] or [eid for eid, _ in about]
+                if sees(fid) and any(eid in wanted for eid in topics):
+                    centred.add(fid)
+            return centred
+
     def facts_about(self, entity_id: str, *, limit: int, statuses: Sequence[str]) -> list[str]:
         """The ``limit`` most recently created facts about the entity with one of ``statuses``."""
         m, sees = self._m, self.sees
