@@ -65,7 +65,7 @@ class Harness:
 
     def counts(self) -> dict[str, int]:
         assert self.memory.local is not None
-        return self.memory.local.graph.counts()
+        return self.memory.local.graph.census.counts()
 
 
 @pytest.fixture(scope="module")

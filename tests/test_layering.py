@@ -2,8 +2,9 @@
 
     cli -> transports, capture -> mcp_app / explorer -> sharing -> service -> retrieval -> store
         -> text -> domain
-    api (the declared API), config, listening (HTTP listeners' limits) and wire (unreadable
-    JSON-RPC messages) sit just above domain
+    config, listening (HTTP listeners' limits), operations (how a declaration becomes a call)
+    and wire (unreadable JSON-RPC messages) sit just above domain; api (the declared API) just
+    above operations
 
 A module may import its own package and any package below it, never one above.
 """
@@ -21,7 +22,8 @@ LAYERS = {
     "config": 1,
     "listening": 1,
     "text": 1,
-    "api": 2,
+    "operations": 2,
+    "api": 3,
     "wire": 2,
     "store": 3,
     "retrieval": 4,

@@ -214,7 +214,7 @@ def test_a_bad_item_is_named_and_nothing_is_written(
     memory: Memory, bad: Any, error: type[Exception], message: str
 ) -> None:
     memory.remember("Dana lives in Lisbon", subject="Dana", predicate="lives_in", object="Lisbon")
-    before = (memory.graph.counts(), memory.vectors.count("facts"), memory.vectors.count("entities"))
+    before = (memory.graph.census.counts(), memory.vectors.count("facts"), memory.vectors.count("entities"))
     items = [
         {"content": "Dana lives in Porto", "subject": "Dana", "predicate": "lives_in", "object": "Porto"},
         {"content": "Dana met Eve at the conference", "entities": ["Eve"]},
@@ -226,7 +226,11 @@ def test_a_bad_item_is_named_and_nothing_is_written(
 
     assert message in str(raised.value)
     assert "AKIAME61CVTPRRNCZQMH" not in str(raised.value)
-    assert (memory.graph.counts(), memory.vectors.count("facts"), memory.vectors.count("entities")) == before
+    assert (
+        memory.graph.census.counts(),
+        memory.vectors.count("facts"),
+        memory.vectors.count("entities"),
+    ) == before
     assert memory.entities.resolve("Eve", "global") is None
     assert memory.search("where does Dana live").results[0].content == "Dana lives in Lisbon"
 
@@ -254,7 +258,7 @@ def test_every_fact_of_a_bulk_write_is_found_after_a_restart(
         assert reopened.reconcile() == upkeep.ReconcileReport(added=0, removed=0, restatused=0)
         for item, out in zip(items, stored, strict=True):
             assert reopened.search(item["content"], limit=1).results[0].id == out.id
-        assert reopened.graph.counts()["facts"] == len(items)
+        assert reopened.graph.census.counts()["facts"] == len(items)
     finally:
         reopened.close()
 
@@ -306,6 +310,6 @@ def test_a_failed_batch_writes_nothing_of_itself_and_says_how_far_it_got(
         )
 
     assert "the first 2 items were stored" in " ".join(raised.value.__notes__)
-    assert memory.graph.counts()["facts"] == memory.vectors.count("facts") == 2
+    assert memory.graph.census.counts()["facts"] == memory.vectors.count("facts") == 2
     assert memory.entities.resolve("Desk 2", "global") is None
     assert memory.graph.check_mirror(repair=False) == []

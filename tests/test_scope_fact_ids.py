@@ -47,7 +47,7 @@ def _state(memory: Memory, *fact_ids: str) -> tuple[list[Fact | None], dict[str,
     """Everything an operation could have changed: the facts, the graph's counts, the index."""
     return (
         [memory.graph.get_fact(fid) for fid in fact_ids],
-        memory.graph.counts(),
+        memory.graph.census.counts(),
         memory.vectors.ids("facts"),
     )
 
@@ -104,7 +104,7 @@ def test_link_to_another_scopes_entity_is_not_found_as_an_unknown_one(memory: Me
     hack = memory.remember("Hack week is in June", scope="project:hack", entities=["Hackweek"])
     hidden, own = falcon.linked_entities[0].id, hack.linked_entities[0].id
     unknown = "e_0123456789abcdef"
-    before = memory.graph.counts()
+    before = memory.graph.census.counts()
     for src, relation in ((hack.id, "about"), (own, "works_with")):
         seen = _refused(lambda: memory.link(src, hidden, relation, scope="project:hack"), hidden)  # noqa: B023
         never = _refused(lambda: memory.link(src, unknown, relation, scope="project:hack"), unknown)  # noqa: B023
@@ -114,7 +114,7 @@ def test_link_to_another_scopes_entity_is_not_found_as_an_unknown_one(memory: Me
             == "no entity has id <id> in project:hack or global: take entity ids from "
             + ("remember's linked_entities, and pass the scope they were found in")
         )
-    assert memory.graph.counts() == before
+    assert memory.graph.census.counts() == before
 
 
 def test_the_cli_forgets_in_the_scope_it_is_given(memory: Memory, models_dir: Path) -> None:

@@ -195,7 +195,7 @@ def test_link_across_scopes_is_refused_and_writes_nothing(memory: Memory) -> Non
     falcon = memory.remember("Falcon ships in May", scope="project:falcon", entities=["Falcon"])
     hack = memory.remember("Hack week is in June", scope="project:hack", entities=["Hackweek"])
     office = memory.remember("The office closes in August", entities=["Office"])  # global
-    before = memory.graph.counts()
+    before = memory.graph.census.counts()
     # Both ends seen from project:falcon, but the link would join its fact to a global one.
     for src, dst in ((falcon.id, office.id), (office.id, falcon.linked_entities[0].id)):
         with pytest.raises(InvalidInput, match=r"scope '(project:falcon|global)'.*'(global|project:falcon)'"):
@@ -208,5 +208,5 @@ def test_link_across_scopes_is_refused_and_writes_nothing(memory: Memory) -> Non
     ):
         with pytest.raises(NotFound, match=r"no (fact|entity) has id [fe]_\w+ in project:falcon or global"):
             memory.link(src, dst, "relates_to" if dst.startswith("f_") else "about", scope="project:falcon")
-    assert memory.graph.counts() == before
+    assert memory.graph.census.counts() == before
     assert memory.explain(falcon.id, scope="project:falcon").edges == []

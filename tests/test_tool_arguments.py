@@ -58,7 +58,7 @@ async def test_every_tool_refuses_an_unknown_argument_and_lists_its_own(
     client, memory = served
     valid = _valid_arguments(memory)
     assert sorted(valid) == TOOLS
-    before = (memory.graph.counts(), memory.export()["jsonl"].splitlines()[1:])
+    before = (memory.graph.census.counts(), memory.export()["jsonl"].splitlines()[1:])
     for name in TOOLS:
         result = await client.call_tool(name, {**valid[name], "bogus_field": 1})
         assert result.is_error, name
@@ -67,7 +67,7 @@ async def test_every_tool_refuses_an_unknown_argument_and_lists_its_own(
         for accepted in OPERATIONS[name].tool_signature.parameters:
             assert accepted in message, (name, accepted)
     # Nothing was written: not a fact, an edge, a confirmation, a correction or a retraction.
-    assert (memory.graph.counts(), memory.export()["jsonl"].splitlines()[1:]) == before
+    assert (memory.graph.census.counts(), memory.export()["jsonl"].splitlines()[1:]) == before
 
 
 async def test_an_internal_parameter_is_unknown_to_mcp_clients(served: tuple[Client, Memory]) -> None:
@@ -75,7 +75,7 @@ async def test_an_internal_parameter_is_unknown_to_mcp_clients(served: tuple[Cli
     result = await client.call_tool("remember", {"content": "Ines likes dates", "evidence": "she said so"})
     assert result.is_error
     assert "unknown argument 'evidence' for remember" in _text(result)
-    assert memory.graph.counts()["facts"] == 0
+    assert memory.graph.census.counts()["facts"] == 0
 
 
 async def test_several_unknown_arguments_are_all_named(served: tuple[Client, Memory]) -> None:
@@ -107,7 +107,7 @@ async def test_a_secret_in_a_tag_is_a_tool_error_naming_the_field(served: tuple[
     message = _text(result)
     assert "refused: tags[1] contains a Stripe secret key" in message
     assert token.lower() not in message.lower()
-    assert memory.graph.counts()["facts"] == 0
+    assert memory.graph.census.counts()["facts"] == 0
 
 
 async def test_the_owner_rpc_refuses_an_unknown_argument_the_same_way(

@@ -34,7 +34,7 @@ def _export(memory: Memory) -> str:
 
 
 def _counts(memory: Memory) -> dict[str, int]:
-    return {**memory.graph.counts(), "indexed": memory.vectors.count("facts")}
+    return {**memory.graph.census.counts(), "indexed": memory.vectors.count("facts")}
 
 
 def _fill(memory: Memory) -> dict[str, str]:
@@ -230,7 +230,7 @@ def test_a_fact_holding_a_secret_is_refused_before_anything_is_written(memory: M
     with pytest.raises(SecretDetected, match=f"line {at + 1}: content contains") as err:
         other.import_lines(lines, "hippograph")
     assert "AKIAME61CVTPRRNCZQMH" not in str(err.value)
-    assert other.graph.counts()["facts"] == 0
+    assert other.graph.census.counts()["facts"] == 0
 
 
 # ------------------------------------------------------------------ MCP memory server files
@@ -251,7 +251,7 @@ def test_mcp_memory_file_becomes_entities_facts_and_relations(memory: Memory) ->
     assert sam is not None and sam.type == "concept"  # named only by a relation
     assert postgres is not None and postgres.type == "tool"
     relations = {
-        (e.src, e.dst, e.props["predicate"]) for e in memory.graph.all_edges() if e.type == "RELATES"
+        (e.src, e.dst, e.props["predicate"]) for e in memory.graph.census.all_edges() if e.type == "RELATES"
     }
     assert len(relations) == 6 and (maya.id, sam.id, "mentors") in relations
 
@@ -323,7 +323,7 @@ def test_mcp_memory_bad_line_is_refused_by_number(memory: Memory) -> None:
     message = str(err.value)
     assert "line 3: to must be a non-empty string" in message
     assert f"line {len(lines)}: type 'observation' is not known" in message
-    assert memory.graph.counts() == {"facts": 0, "entities": 0, "edges": 0}
+    assert memory.graph.census.counts() == {"facts": 0, "entities": 0, "edges": 0}
 
 
 def test_mcp_memory_observation_holding_a_secret_is_refused(memory: Memory) -> None:
@@ -332,7 +332,7 @@ def test_mcp_memory_observation_holding_a_secret_is_refused(memory: Memory) -> N
     )
     with pytest.raises(SecretDetected, match="line 1: observations\\[0\\] contains"):
         memory.import_lines([line], "mcp-memory")
-    assert memory.graph.counts()["facts"] == 0
+    assert memory.graph.census.counts()["facts"] == 0
 
 
 def test_an_old_style_mcp_memory_file_is_screened_and_masked_as_one_object(

@@ -87,7 +87,9 @@ def export(stores: Stores, out: TextIO) -> ExportReport:
         purged = {f.id for f in stored if f.status is FactStatus.PURGED}
         facts = sorted((f for f in stored if f.id not in purged), key=lambda f: (f.created_at, f.id))
         edges = sorted(
-            _edge_record(e) for e in stores.graph.all_edges() if e.src not in purged and e.dst not in purged
+            _edge_record(e)
+            for e in stores.graph.census.all_edges()
+            if e.src not in purged and e.dst not in purged
         )
         schema_version = stores.graph.schema_version()
     header = {"type": FORMAT, "version": FORMAT_VERSION, "schema_version": schema_version}
@@ -174,7 +176,7 @@ def import_hippograph(
         new_entities = [e for e in entities if e.id not in stored]
         new_facts = [f for f in facts if f.id not in stored]
         # A multiset, not a set: a store may hold the same edge twice, and a round trip keeps both.
-        existing = Counter(Edge(e.type, e.src, e.dst, dict(e.props)).key for e in graph.all_edges())
+        existing = Counter(Edge(e.type, e.src, e.dst, dict(e.props)).key for e in graph.census.all_edges())
         new_edges: list[Edge] = []
         for _, edge in edges:
             if existing[edge.key] > 0:

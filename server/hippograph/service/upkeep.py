@@ -204,10 +204,10 @@ class Upkeep:
 
     def stats(self) -> dict[str, Any]:
         return {
-            **self.stores.graph.counts(),
-            "by_kind": self.stores.graph.count_by("kind"),
-            "by_status": self.stores.graph.count_by("status"),
-            "by_scope": self.stores.graph.count_by("scope"),
+            **self.stores.graph.census.counts(),
+            "by_kind": self.stores.graph.census.count_by("kind"),
+            "by_status": self.stores.graph.census.count_by("status"),
+            "by_scope": self.stores.graph.census.count_by("scope"),
             "indexed_facts": self.stores.vectors.count("facts"),
             "disk_bytes": sum(
                 p.stat().st_size

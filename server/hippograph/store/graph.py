@@ -19,6 +19,7 @@ from typing import Any, NamedTuple
 from hippograph.domain.errors import InternalError
 from hippograph.domain.models import ACTIVE_STATUSES, EDGE_PROPS, FACT_EDGES, EdgeType, Entity, Fact
 from hippograph.store import migrations
+from hippograph.store.census import GraphCensus
 from hippograph.store.fact_cache import FactCache
 from hippograph.store.graph_view import EVERYWHERE, GraphView
 from hippograph.store.kuzu_session import KuzuSession, gc_paused
@@ -29,7 +30,6 @@ from hippograph.store.rows import (
     ENTITY_COLUMNS,
     FACT_COLUMNS,
     FACT_STATE_COLUMNS,
-    edge_props,
     entity_from_row,
     entity_params,
     fact_from_row,
@@ -82,6 +82,7 @@ class GraphStore:
         migrations.migrate(self._session)
         self.receipts = Receipts(self._session)
         self.listing = FactListing(self._session)
+        self.census = GraphCensus(self._session)
         self._load_read_model(self._read)
         self._facts = FactCache(lambda: self._session.columns(_FACT_TABLE))
 
@@ -437,38 +438,6 @@ class GraphStore:
             ids = list(entity_ids)
             self._session.run("MATCH (e:Entity) WHERE e.id IN $ids DETACH DELETE e", {"ids": ids})
             self._session.after_commit(lambda: self._read.delete_entities(ids))
-
-    # ------------------------------------------------------------ whole graph
-
-    def all_edges(self) -> list[EdgeRow]:
-        """Every edge in the graph (fact-fact, ABOUT, RELATES, HAS_TAG), for export and views."""
-        run = self._session.run
-        edges: list[EdgeRow] = []
-        for edge_type in FACT_EDGES:
-            query = f"MATCH (a:Fact)-[r:{edge_type}]->(b:Fact) RETURN a.id AS src, b.id AS dst, r AS props"
-            rows = run(query)
-            edges += [EdgeRow(edge_type, r["src"], r["dst"], edge_props(r["props"])) for r in rows]
-        rows = run("MATCH (f:Fact)-[r:ABOUT]->(e:Entity) RETURN f.id AS src, e.id AS dst, r.role AS role")
-        edges += [EdgeRow(EdgeType.ABOUT, r["src"], r["dst"], {"role": r["role"]}) for r in rows]
-        rows = run("MATCH (a:Entity)-[r:RELATES]->(b:Entity) RETURN a.id AS src, b.id AS dst, r AS props")
-        edges += [EdgeRow(EdgeType.RELATES, r["src"], r["dst"], edge_props(r["props"])) for r in rows]
-        rows = run("MATCH (f:Fact)-[:HAS_TAG]->(t:Tag) RETURN f.id AS src, t.name AS tag")
-        edges += [EdgeRow(EdgeType.HAS_TAG, r["src"], r["tag"], {}) for r in rows]
-        return edges
-
-    def count_by(self, column: str) -> dict[str, int]:
-        """Fact counts grouped by kind, status or scope."""
-        if column not in ("kind", "status", "scope"):
-            raise InternalError(f"cannot group facts by {column!r}")
-        rows = self._session.run(f"MATCH (f:Fact) RETURN f.{column} AS key, count(*) AS n")
-        return {r["key"]: int(r["n"]) for r in rows}
-
-    def counts(self) -> dict[str, int]:
-        run = self._session.run
-        facts = run("MATCH (f:Fact) RETURN count(f) AS n")[0]["n"]
-        entities = run("MATCH (e:Entity) RETURN count(e) AS n")[0]["n"]
-        edges = run("MATCH ()-[r]->() RETURN count(r) AS n")[0]["n"]
-        return {"facts": int(facts), "entities": int(entities), "edges": int(edges)}
 
 
 def _erase(
