@@ -17,6 +17,7 @@ import pytest
 from hippograph.config import Settings
 from hippograph.service.memory import Memory
 from hippograph.store.embed import FastEmbedder
+from hippograph.store.vector_rows import cosines
 from hippograph.store.vectors import Filter, VectorStore
 
 
@@ -146,3 +147,10 @@ def test_a_table_a_killed_process_left_half_created_is_rebuilt_from_the_graph(
         assert [h.id for h in mem.search("where is the key to the shed", limit=1).results] == [fact.id]
     finally:
         mem.close()
+
+
+def test_cosines_of_no_rows_is_empty_as_while_a_damaged_table_is_refilled() -> None:
+    schema = pa.schema([("id", pa.string()), ("vector", pa.list_(pa.float16(), 4))])
+    assert cosines(schema.empty_table(), np.ones(4, dtype=np.float32)) == {}
+    row = pa.table({"id": ["f_1"], "vector": [[1.0, 0.0, 0.0, 0.0]]}, schema=schema)
+    assert cosines(row, np.ones(4, dtype=np.float32)) == {"f_1": 0.5}

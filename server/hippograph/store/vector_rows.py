@@ -42,8 +42,11 @@ def unit(vector: Any) -> np.ndarray:
 
 
 def cosines(rows: Any, vector: Any) -> dict[str, float]:
-    """id -> cosine similarity of ``vector`` to each row's vector (an Arrow table of id, vector)."""
+    """id -> cosine similarity of ``vector`` to each row's vector (an Arrow table of id, vector;
+    empty while a damaged table is being refilled)."""
     ids = rows.column("id").to_pylist()
+    if not ids:
+        return {}
     stored = np.asarray(rows.column("vector").to_pylist(), dtype=np.float32).reshape(len(ids), -1)
     norms = np.linalg.norm(stored, axis=1)
     sims = stored @ unit(vector) / np.where(norms > 0, norms, 1.0)
