@@ -180,12 +180,15 @@ class Upkeep:
     def repair_index(self) -> list[str]:
         """Rebuild, from the graph, every vector table some file of which is missing or cut short;
         the tables rebuilt."""
+        vectors = self.stores.vectors
         with self.stores.write_lock:
-            damaged = self.stores.vectors.damaged()
+            # A refill that failed last time is done again.
+            damaged = vectors.damaged() | {name: "refill unfinished" for name in vectors.refilling}
             if damaged:
                 log.warning("rebuilding damaged vector tables from the graph: %s", damaged)
-                self.stores.vectors.rebuild(damaged)
+                vectors.rebuild(damaged)
                 self.reconcile()
+                vectors.refilled()
         return sorted(damaged)
 
     def doctor(self) -> dict[str, Any]:

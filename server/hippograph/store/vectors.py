@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from hippograph.domain.errors import IndexDamaged
 from hippograph.store.lance_tables import damage, open_table, readable, recreate_table, rewrite_table
 from hippograph.store.vector_rows import Filter, Hit, as_stored, cosines, fact_row, id_list, unit
 
@@ -107,6 +108,9 @@ class VectorStore:
         self._pending_fragments = 0
         # The tables dropped and created empty (unreadable, or for another schema or model).
         self.rebuilt: set[str] = set()
+        # Tables rebuilt while serving and not yet refilled from the graph: queries refuse them
+        # (a partial answer would look whole) until ``refilled``.
+        self.refilling: set[str] = set()
         self._tables: dict[str, Any] = {}
         for name in _TABLES:
             self._tables[name], rebuilt = open_table(self._db, name, dim=dim, model=model)
@@ -351,14 +355,27 @@ class VectorStore:
         return {name: problem for name, problem in found.items() if problem is not None}
 
     def rebuild(self, names: Iterable[str]) -> None:
-        """Create these tables afresh, empty: reconcile then fills them from the graph."""
+        """Create these tables afresh, empty: reconcile then fills them from the graph, and
+        ``refilled`` lets queries read them again."""
         with self._lock, self._buffer_lock:
             for name in names:
+                self.refilling.add(name)
                 self._tables[name] = recreate_table(self._db, name, dim=self._dim, model=self._model)
                 self.rebuilt.add(name)
                 self._since_pin[name] = {}
             self._pins.clear()
             self._matrix, self._matrix_loaded = None, False
+
+    def refilled(self) -> None:
+        """The rebuilt tables hold every row again: queries may read them."""
+        self.refilling.clear()
+
+    def _whole(self, table: str) -> None:
+        if table in self.refilling:
+            raise IndexDamaged(
+                f"the {table} index under {self.path} is being rebuilt from the graph, which holds "
+                "every fact: try again shortly, or run hippograph doctor"
+            )
 
     # ------------------------------------------------------------ reads
 
@@ -373,12 +390,14 @@ class VectorStore:
     @readable
     def similarities(self, table: str, ids: Sequence[str], vector: np.ndarray) -> dict[str, float]:
         """Cosine similarity of ``vector`` to each of these rows (ids not indexed are left out)."""
+        self._whole(table)
         self._flush_for_read()
         rows = self._tables[table].search().where(f"id IN {id_list(ids)}").select(["id", "vector"])
         return cosines(rows.limit(None).to_arrow(), vector) if ids else {}
 
     @readable
     def vector_search(self, table: str, vector: np.ndarray, k: int, where: Filter | None = None) -> list[Hit]:
+        self._whole(table)
         if table == "entities" and (where is None or where == Filter(scopes=where.scopes)):
             matrix = self._entity_matrix()
             if matrix is not None:
@@ -401,6 +420,7 @@ class VectorStore:
         distances (a threshold is applied to them): LanceDB proposes candidates, in one query
         for all the vectors, and the similarity is computed here from the vectors it returns.
         """
+        self._whole(table)
         queries = np.stack([unit(v) for v in vectors]) if len(vectors) else np.empty((0, self._dim))
         if not len(queries):
             return []
@@ -470,6 +490,7 @@ class VectorStore:
 
     @readable
     def text_search(self, table: str, text: str, k: int, where: Filter | None = None) -> list[Hit]:
+        self._whole(table)
         if not text.strip():
             return []
         self._flush_for_read()
