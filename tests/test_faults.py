@@ -143,6 +143,7 @@ def test_a_vector_table_deleted_while_running_fails_clearly_then_is_rebuilt(
     memory = Memory.open(settings, embedder=embedder)
     try:
         kept = {memory.remember(f"Hive {i} gave honey in July").id for i in range(12)}
+        memory.vectors.flush()  # no background flush writing into the files deleted next
         shutil.rmtree(_facts_table(settings))
         with pytest.raises(IndexDamaged, match="rebuilt from the graph"):
             memory.call("search", {"query": "honey hive", "limit": 20})

@@ -106,8 +106,8 @@ def readable(read: Callable[..., R]) -> Callable[..., R]:
 
 
 def recreate_table(db: Any, name: str, *, dim: int, model: str) -> Any:
-    """Drop the table and create it empty, with its indexes."""
-    db.drop_table(name)
+    """Drop the table (if any of it is left) and create it empty, with its indexes."""
+    db.drop_table(name, ignore_missing=True)
     table = db.create_table(name, schema=_arrow_schema(name, dim, model))
     _ensure_indexes(name, table)
     return table
