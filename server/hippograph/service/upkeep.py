@@ -188,7 +188,7 @@ class Upkeep:
                 log.warning("rebuilding damaged vector tables from the graph: %s", damaged)
                 vectors.rebuild(damaged)
                 self.reconcile()
-                vectors.refilled()
+                vectors.refilling.clear()
         return sorted(damaged)
 
     def doctor(self) -> dict[str, Any]:

@@ -105,6 +105,23 @@ def readable(read: Callable[..., R]) -> Callable[..., R]:
     return guarded
 
 
+def queried(read: Callable[..., R]) -> Callable[..., R]:
+    """A query of a table: ``readable``, and refused with IndexDamaged while the table, rebuilt
+    while serving, is refilled from the graph (``self.refilling``): a partial answer would look whole."""
+    guarded = readable(read)
+
+    @functools.wraps(read)
+    def whole(self: Any, table: str, *args: Any, **kwargs: Any) -> R:
+        if table in self.refilling:
+            raise IndexDamaged(
+                f"the {table} index under {self.path} is being rebuilt from the graph, which holds "
+                "every fact: try again shortly, or run hippograph doctor"
+            )
+        return guarded(self, table, *args, **kwargs)
+
+    return whole
+
+
 def recreate_table(db: Any, name: str, *, dim: int, model: str) -> Any:
     """Drop the table (if any of it is left) and create it empty, with its indexes."""
     db.drop_table(name, ignore_missing=True)

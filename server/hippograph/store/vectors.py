@@ -19,8 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from hippograph.domain.errors import IndexDamaged
-from hippograph.store.lance_tables import damage, open_table, readable, recreate_table, rewrite_table
+from hippograph.store.lance_tables import damage, open_table, queried, readable, recreate_table, rewrite_table
 from hippograph.store.vector_rows import Filter, Hit, as_stored, cosines, fact_row, id_list, unit
 
 __all__ = ["Filter", "Hit", "VectorStore", "as_stored", "fact_row", "id_list", "unit"]
@@ -68,10 +67,17 @@ class _Matrix:
         self.unit = vectors / np.where(norms == 0, 1.0, norms) if norms is not None else vectors
 
     @classmethod
-    def read(cls, table: Any, dim: int) -> _Matrix:
+    def read(cls, table: Any, dim: int, buffered: Mapping[str, Mapping[str, Any]]) -> _Matrix:
+        """The table's rows, and the ``buffered`` ones (id -> row) not yet written to it."""
         data = table.search().select(["id", "scope", "vector"]).limit(None).to_arrow()
         vectors = np.asarray(data.column("vector").combine_chunks().flatten(), dtype=np.float32)
-        return cls(data.column("id").to_pylist(), data.column("scope").to_pylist(), vectors.reshape(-1, dim))
+        ids = data.column("id").to_pylist()
+        matrix = cls(ids, data.column("scope").to_pylist(), vectors.reshape(-1, dim))
+        rows = [r for eid, r in buffered.items() if eid not in set(ids)]
+        if not rows:
+            return matrix
+        more = [str(r["id"]) for r in rows], [str(r["scope"]) for r in rows]
+        return matrix.added(*more, np.stack([r["vector"] for r in rows]))
 
     def added(self, ids: list[str], scopes: list[str], vectors: np.ndarray) -> _Matrix:
         both = np.vstack([self.unit, np.asarray(vectors, dtype=np.float32)])
@@ -108,9 +114,7 @@ class VectorStore:
         self._pending_fragments = 0
         # The tables dropped and created empty (unreadable, or for another schema or model).
         self.rebuilt: set[str] = set()
-        # Tables rebuilt while serving and not yet refilled from the graph: queries refuse them
-        # (a partial answer would look whole) until ``refilled``.
-        self.refilling: set[str] = set()
+        self.refilling: set[str] = set()  # rebuilt while serving, not yet refilled (see queried)
         self._tables: dict[str, Any] = {}
         for name in _TABLES:
             self._tables[name], rebuilt = open_table(self._db, name, dim=dim, model=model)
@@ -355,8 +359,7 @@ class VectorStore:
         return {name: problem for name, problem in found.items() if problem is not None}
 
     def rebuild(self, names: Iterable[str]) -> None:
-        """Create these tables afresh, empty: reconcile then fills them from the graph, and
-        ``refilled`` lets queries read them again."""
+        """Create these tables afresh, empty, for reconcile to fill (then clear ``refilling``)."""
         with self._lock, self._buffer_lock:
             for name in names:
                 self.refilling.add(name)
@@ -365,17 +368,6 @@ class VectorStore:
                 self._since_pin[name] = {}
             self._pins.clear()
             self._matrix, self._matrix_loaded = None, False
-
-    def refilled(self) -> None:
-        """The rebuilt tables hold every row again: queries may read them."""
-        self.refilling.clear()
-
-    def _whole(self, table: str) -> None:
-        if table in self.refilling:
-            raise IndexDamaged(
-                f"the {table} index under {self.path} is being rebuilt from the graph, which holds "
-                "every fact: try again shortly, or run hippograph doctor"
-            )
 
     # ------------------------------------------------------------ reads
 
@@ -387,17 +379,15 @@ class VectorStore:
         data = self._tables[table].search().select(["id", column]).limit(None).to_arrow()
         return dict(zip(data.column("id").to_pylist(), data.column(column).to_pylist(), strict=True))
 
-    @readable
+    @queried
     def similarities(self, table: str, ids: Sequence[str], vector: np.ndarray) -> dict[str, float]:
         """Cosine similarity of ``vector`` to each of these rows (ids not indexed are left out)."""
-        self._whole(table)
         self._flush_for_read()
         rows = self._tables[table].search().where(f"id IN {id_list(ids)}").select(["id", "vector"])
         return cosines(rows.limit(None).to_arrow(), vector) if ids else {}
 
-    @readable
+    @queried
     def vector_search(self, table: str, vector: np.ndarray, k: int, where: Filter | None = None) -> list[Hit]:
-        self._whole(table)
         if table == "entities" and (where is None or where == Filter(scopes=where.scopes)):
             matrix = self._entity_matrix()
             if matrix is not None:
@@ -411,7 +401,7 @@ class VectorStore:
         rows = query.select(["id", "_distance"]).to_list()
         return [Hit(r["id"], 1.0 - float(r["_distance"]), i) for i, r in enumerate(rows, 1)]
 
-    @readable
+    @queried
     def nearest(self, table: str, vectors: np.ndarray, k: int, where: Filter) -> list[list[Hit]]:
         """For each of ``vectors``, the ``k`` rows nearest it, with their exact cosine similarity to
         the stored (half-precision) vectors; buffered rows included, the buffer not written first.
@@ -420,7 +410,6 @@ class VectorStore:
         distances (a threshold is applied to them): LanceDB proposes candidates, in one query
         for all the vectors, and the similarity is computed here from the vectors it returns.
         """
-        self._whole(table)
         queries = np.stack([unit(v) for v in vectors]) if len(vectors) else np.empty((0, self._dim))
         if not len(queries):
             return []
@@ -476,21 +465,14 @@ class VectorStore:
             # Under both locks: no flush is in flight, so every entity is in the table or buffered.
             with self._lock, self._buffer_lock:
                 if not self._matrix_loaded:
-                    table = self._tables["entities"]
-                    buffered = self._buffered["entities"]
+                    table, buffered = self._tables["entities"], self._buffered["entities"]
                     if table.count_rows() + len(buffered) <= _IN_MEMORY_MAX_ROWS:
-                        matrix = _Matrix.read(table, self._dim)
-                        rows = [r for eid, r in buffered.items() if eid not in set(matrix.ids)]
-                        if rows:
-                            more = [str(r["id"]) for r in rows], [str(r["scope"]) for r in rows]
-                            matrix = matrix.added(*more, np.stack([r["vector"] for r in rows]))
-                        self._matrix = matrix
+                        self._matrix = _Matrix.read(table, self._dim, buffered)
                     self._matrix_loaded = True
         return self._matrix
 
-    @readable
+    @queried
     def text_search(self, table: str, text: str, k: int, where: Filter | None = None) -> list[Hit]:
-        self._whole(table)
         if not text.strip():
             return []
         self._flush_for_read()
