@@ -58,6 +58,16 @@ def choice(value: str | None, enum: type[E], field: str, default: E) -> E:
         raise InvalidInput(f"{field} {value!r} is not known: use one of {allowed}") from None
 
 
+def choices(
+    values: str | Sequence[str] | None, enum: type[E], field: str, default: E
+) -> tuple[str, ...] | None:
+    """One value or a list of ``enum``'s, each checked as ``choice`` does; None when none is given."""
+    if values is None or values == "" or values == []:
+        return None
+    listed = [values] if isinstance(values, str) else list(values)
+    return tuple(choice(v, enum, field, default).value for v in listed)
+
+
 def confidence(value: float | None, default: float) -> float:
     if value is None:
         return default

@@ -161,18 +161,21 @@ def build_app(
 
         return endpoint
 
+    def shown(request: Request) -> str:
+        """The scope the page shows: its own ``?scope=``, else the explorer's first."""
+        return request.query_params.get("scope") or scope
+
     def page(request: Request) -> Response:
         return FileResponse(files / "index.html", headers=_PAGE_HEADERS)
 
     def graph(request: Request) -> dict[str, Any]:
-        shown = request.query_params.get("scope") or scope
         out = memory.subgraph(
-            scope=shown,
+            scope=shown(request),
             limit=_int_param(request, "limit", default=DEFAULT_GRAPH_LIMIT, maximum=MAX_GRAPH_LIMIT),
             kinds=_list_param(request, "kind"),
             statuses=_list_param(request, "status"),
         )
-        return page_graph(out, shown)
+        return page_graph(out, shown(request))
 
     def search(request: Request) -> dict[str, Any]:
         query = request.query_params.get("q", "")
@@ -182,13 +185,13 @@ def build_app(
             query,
             limit=SEARCH_LIMIT,
             include_history=_truthy(request, "history"),
-            scope=request.query_params.get("scope") or scope,
+            scope=shown(request),
         )
         return {"query": query, **found.model_dump()}
 
     def fact(request: Request) -> dict[str, Any]:
-        shown = request.query_params.get("scope") or scope  # a fact of another scope is a 404
-        return memory.explain(request.path_params["fact_id"], scope=shown).model_dump()
+        # A fact of another scope is a 404.
+        return memory.explain(request.path_params["fact_id"], scope=shown(request)).model_dump()
 
     def stats(request: Request) -> dict[str, Any]:
         return memory.stats()

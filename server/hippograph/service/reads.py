@@ -75,7 +75,7 @@ class Reader:
         count = check.limit(limit, default=10, maximum=s.max_limit)
         now = self.stores.clock()
         scopes = visible_scopes(check.scope(scope))
-        asked = self._statuses(status)
+        asked = check.choices(status, FactStatus, "status", FactStatus.STAGED)
         lookback = None
         if as_of or known_at:
             lookback = Lookback(
@@ -90,7 +90,7 @@ class Reader:
         where = Filter(
             statuses=shown,
             scopes=scopes,
-            kinds=self._kinds(kind),
+            kinds=check.choices(kind, FactKind, "kind", FactKind.FACT),
             tags_any=list(check.tags(tags, max_count=s.max_tags_per_call)) or None,
             entity_ids_any=self._entity_filter(entity, scopes),
             after=parse_time_bound(after, now, end=False) if after else None,
@@ -231,18 +231,6 @@ class Reader:
                 if here in wanted and there in active:
                     found.setdefault(here, set()).add(there)
         return {fid: sorted(ids) for fid, ids in found.items()}
-
-    def _statuses(self, status: str | Sequence[str] | None) -> tuple[str, ...] | None:
-        if status is None or status == [] or status == "":
-            return None
-        values = [status] if isinstance(status, str) else list(status)
-        return tuple(check.choice(v, FactStatus, "status", FactStatus.STAGED).value for v in values)
-
-    def _kinds(self, kind: str | Sequence[str] | None) -> tuple[str, ...] | None:
-        if kind is None or kind == [] or kind == "":
-            return None
-        values = [kind] if isinstance(kind, str) else list(kind)
-        return tuple(check.choice(v, FactKind, "kind", FactKind.FACT).value for v in values)
 
     def _entity_filter(self, entity: str | None, scopes: Sequence[str]) -> list[str] | None:
         if not entity:

@@ -48,7 +48,13 @@ class Subgraphs:
         count = check.limit(limit, default=DEFAULT_LIMIT, maximum=MAX_LIMIT)
         scopes = visible_scopes(check.scope(scope))
         graph = self.stores.graph
-        ids, total = graph.listing.newest(scopes, _kinds(kinds), _statuses(statuses), limit=count)
+        ids, total = graph.listing.newest(
+            scopes,
+            check.choices(kinds, FactKind, "kinds", FactKind.FACT) or tuple(k.value for k in FactKind),
+            # default: all but purged (a tombstone has nothing to show)
+            check.choices(statuses, FactStatus, "statuses", FactStatus.STAGED) or HISTORY_STATUSES,
+            limit=count,
+        )
         found = graph.get_facts(ids)
         facts = [found[fid] for fid in ids if fid in found]  # newest first
         view = graph.view(scopes)
@@ -76,19 +82,6 @@ class Subgraphs:
             created_at=iso(fact.created_at) or "",
             event_time=iso(fact.event_time),
         )
-
-
-def _kinds(kinds: Sequence[str] | None) -> tuple[str, ...]:
-    if not kinds:
-        return tuple(k.value for k in FactKind)
-    return tuple(check.choice(k, FactKind, "kinds", FactKind.FACT).value for k in kinds)
-
-
-def _statuses(statuses: Sequence[str] | None) -> tuple[str, ...]:
-    """The statuses asked for (default: all but purged: a tombstone has nothing to show)."""
-    if not statuses:
-        return HISTORY_STATUSES
-    return tuple(check.choice(s, FactStatus, "statuses", FactStatus.STAGED).value for s in statuses)
 
 
 def _entity(entity: Entity) -> SubgraphEntity:

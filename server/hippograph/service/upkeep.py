@@ -22,8 +22,8 @@ log = logging.getLogger(__name__)
 
 # How long a proxied write's reply is kept for a retry (retries come within a minute).
 _KEEP_RECEIPTS = timedelta(days=1)
-# The graph file is rewritten at close once it is over this and twice its compact size (see
-# ``GraphStore.compact_bytes``): a store of a few facts stays under it, and one of 5,000
+# The graph file is rewritten at close once it is over this and twice its compact size (the
+# meta ``COMPACT_BYTES``): a store of a few facts stays under it, and one of 5,000
 # (44 MiB, 12 MiB compact) is rewritten in 0.7 s.
 COMPACT_FLOOR = 16 << 20
 
