@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from hippograph.config import Settings
-from hippograph.domain.errors import InvalidInput, SecretDetected
+from hippograph.domain.errors import InvalidInput, SecretDetected, StoreError
 from hippograph.domain.models import RememberOut
 from hippograph.service import intake, upkeep, writes
 from hippograph.service.memory import Memory
@@ -304,7 +304,7 @@ def test_a_failed_batch_writes_nothing_of_itself_and_says_how_far_it_got(
     make_id = intake.new_id
     monkeypatch.setattr(intake, "new_id", lambda prefix: next(ids) if prefix == "f" else make_id(prefix))
 
-    with pytest.raises(RuntimeError, match="primary key") as raised:
+    with pytest.raises(StoreError, match="primary key") as raised:
         memory.remember_many(
             [{"content": f"Fact {i} about Oslo", "entities": [f"Desk {i}"]} for i in range(4)]
         )

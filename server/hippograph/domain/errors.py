@@ -7,6 +7,7 @@
     ├── InvalidTransition           a lifecycle change the fact's state forbids
     ├── InternalError               hippograph broke a rule of its own code: a bug, not the input
     └── StoreError                  the data dir cannot be used
+        ├── GraphCacheFull          the graph engine's page cache could not hold one call's work
         ├── DataDirNotWritable
         ├── SchemaTooNew            written by a newer hippograph: we refuse to touch it
         └── ModelUnavailable        the embedding model cannot be loaded
@@ -45,6 +46,10 @@ class StoreError(HippographError):
 
 
 class DiskFull(StoreError):
+    pass
+
+
+class GraphCacheFull(StoreError):
     pass
 
 

@@ -9,6 +9,7 @@ tables as columns (Arrow) and builds the batched writes (``for_each``) that kuzu
 from __future__ import annotations
 
 import gc
+import logging
 import os
 import re
 import shutil
@@ -20,9 +21,18 @@ from typing import Any
 
 import kuzu
 
-from hippograph.domain.errors import InternalError, StoreError
+from hippograph.domain.errors import GraphCacheFull, InternalError, StoreError
+
+log = logging.getLogger(__name__)
 
 _PARAM = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
+# A statement that may change the graph (an autocommit one then leaves pages to checkpoint).
+_WRITES = re.compile(r"\b(CREATE|MERGE|SET|DELETE)\b", re.IGNORECASE)
+# What kuzu says when its buffer pool cannot give a statement a page.
+_POOL_FULL = "buffer pool is full"
+# Opening replays the WAL in the pool; a WAL written before checkpoints kept up with the pool
+# (hippograph before issue 22) may need more: the open doubles the pool up to this many times.
+_REPLAY_DOUBLINGS = 5
 # Up to this many rows, for_each runs a keyed statement per row instead of one UNWIND.
 _KEYED_ROWS = 16
 
@@ -78,6 +88,21 @@ def _discard(*paths: Path) -> None:
                 found.unlink()
 
 
+def engine_failure(err: RuntimeError, pool_bytes: int) -> StoreError:
+    """What a caller is told when Kùzu fails a statement that was not wrong in itself."""
+    if _POOL_FULL in str(err):
+        return GraphCacheFull(
+            f"the graph engine's page cache ({pool_bytes >> 20} MiB, HIPPOGRAPH_KUZU_BUFFER_POOL_BYTES) "
+            "could not hold this call's work, so it was not done and nothing of it was stored; "
+            "the cache has been written to disk: send the call again. If it fails again, split it "
+            "into smaller calls or raise that setting."
+        )
+    return StoreError(
+        f"the graph engine failed this call ({err}), so it was not completed; "
+        "send it again, and run `hippograph doctor` if it keeps failing."
+    )
+
+
 def _run_each(hooks: Sequence[CommitHook]) -> None:
     for hook in hooks:
         hook()
@@ -110,6 +135,8 @@ class KuzuSession:
                 "this data dir, stop it or point this one at another --data-dir."
             ) from err
         self._conn = kuzu.Connection(self._db)
+        # The pool's use right after the last checkpoint (see ``_settle``).
+        self._settled = self._pool_use()
         _discard(*_rebuild_paths(path))  # a rebuild a crash interrupted: the old file is whole
         # Each statement is prepared once: kuzu 0.11.3 keeps ~30-130 KB of native memory for
         # every statement it prepares (an UNWIND of a 25-field row: ~0.17 MB a call), so
@@ -123,6 +150,21 @@ class KuzuSession:
         self._riders: dict[int, tuple[str, dict[str, Any]]] = {}
 
     def _open(self, path: Path) -> kuzu.Database:
+        """The database, its WAL replayed (and checkpointed) whatever pool the replay needed."""
+        pool = self._buffer_pool_bytes
+        for _ in range(_REPLAY_DOUBLINGS):
+            try:
+                db = kuzu.Database(str(path), max_db_size=self._max_db_size, buffer_pool_size=pool)
+            except RuntimeError as err:
+                if _POOL_FULL not in str(err):
+                    raise
+                pool *= 2
+                log.warning("replaying the graph's log needs more memory: trying a %d MiB pool", pool >> 20)
+                continue
+            if pool == self._buffer_pool_bytes:
+                return db
+            db.close()  # the replay is checkpointed: the configured pool holds what is left
+            break
         return kuzu.Database(
             str(path), max_db_size=self._max_db_size, buffer_pool_size=self._buffer_pool_bytes
         )
@@ -138,6 +180,47 @@ class KuzuSession:
             if self._hooks is not None:
                 raise InternalError("the graph cannot be checkpointed inside a transaction")
             self._conn.execute("CHECKPOINT")
+            self._settled = self._pool_use()
+
+    def _pool_use(self) -> int:
+        """Bytes of the buffer pool in use: pages pinned by commits not yet checkpointed, and
+        cached pages (which Kùzu evicts when it needs room)."""
+        result = one_result(self._conn.execute("CALL bm_info() RETURN mem_usage"))
+        (use,) = result.get_next()
+        result.close()
+        return int(use)
+
+    def _settle(self) -> None:
+        """After a commit: checkpoint once commits have taken half of what the pool had free
+        after the last checkpoint.
+
+        Kùzu holds every page a commit changed in its buffer pool, unevictable, until a
+        checkpoint writes it into the file, and checkpoints by itself only once the WAL passes
+        16 MB. A remember pins ~30 KB of pool for ~1.3 KB of WAL, so the default 128 MiB pool
+        filled after about 4,000 remembers and every statement after failed (issue 22). Asked
+        after each commit (~0.1 ms), the pool itself says when: this keeps half of it for
+        reads and the next transaction whatever the writes are, and costs a checkpoint
+        (~0.1-0.2 s) every ~2,000 remembers at the default size.
+        """
+        if self._pool_use() - self._settled <= (self._buffer_pool_bytes - self._settled) // 2:
+            return
+        try:
+            self.checkpoint()
+        except RuntimeError as err:
+            # The commit stands; the next one tries again. A checkpoint rewrites a table's last
+            # node group (up to 2^17 rows) in the pool: a pool too small for that fills up.
+            log.warning(
+                "could not checkpoint the graph (%s); if this repeats, raise "
+                "HIPPOGRAPH_KUZU_BUFFER_POOL_BYTES (now %d MiB)", err, self._buffer_pool_bytes >> 20
+            )
+
+    def _failed(self, err: RuntimeError) -> StoreError:
+        """``err`` as a caller's error, after freeing what a full pool needs freed (a checkpoint
+        outside a transaction: the failed one has been rolled back)."""
+        if _POOL_FULL in str(err) and self._hooks is None:
+            with suppress(RuntimeError):
+                self.checkpoint()
+        return engine_failure(err, self._buffer_pool_bytes)
 
     def rebuild(self) -> None:
         """Write the database afresh from its contents and swap it in, so that nothing deleted or
@@ -185,28 +268,41 @@ class KuzuSession:
         params = dict(params or {})
         check_params(query, params)
         with self.lock:
-            prepared = self._prepared.get(query)
-            if prepared is None:
-                prepared = self._prepared[query] = self._conn.prepare(query)
-            result = one_result(self._conn.execute(prepared, params))
-            columns = result.get_column_names()
-            rows = [dict(zip(columns, row, strict=True)) for row in result.get_all()]
-            result.close()
+            try:
+                prepared = self._prepared.get(query)
+                if prepared is None:
+                    prepared = self._prepared[query] = self._conn.prepare(query)
+                result = one_result(self._conn.execute(prepared, params))
+                columns = result.get_column_names()
+                rows = [dict(zip(columns, row, strict=True)) for row in result.get_all()]
+                result.close()
+            except RuntimeError as err:
+                raise self._failed(err) from err
+            if self._hooks is None and _WRITES.search(query):
+                self._settle()
         return rows
 
     def execute(self, statement: str) -> None:
         """A statement without parameters, not kept prepared (a migration's DDL)."""
         check_params(statement, {})
         with self.lock:
-            one_result(self._conn.execute(statement)).close()
+            try:
+                one_result(self._conn.execute(statement)).close()
+            except RuntimeError as err:
+                raise self._failed(err) from err
+            if self._hooks is None:
+                self._settle()
 
     def columns(self, query: str) -> dict[str, list[Any]]:
         """A whole-table read as Python lists per column (Arrow: ~5x faster than rows)."""
         check_params(query, {})
         with self.lock:
-            result = one_result(self._conn.execute(query))
-            table = result.get_as_arrow(chunk_size=1_000_000)
-            result.close()
+            try:
+                result = one_result(self._conn.execute(query))
+                table = result.get_as_arrow(chunk_size=1_000_000)
+                result.close()
+            except RuntimeError as err:
+                raise self._failed(err) from err
         return {name: table.column(name).to_pylist() for name in table.column_names}
 
     def table_names(self) -> set[str]:
@@ -224,18 +320,27 @@ class KuzuSession:
             self._hooks = []
             try:
                 yield
-            except BaseException:
+            except BaseException as err:
                 self._hooks = None
                 # A statement that failed (e.g. a full buffer pool) has rolled it back already;
                 # "no active transaction" must not hide that failure.
                 with suppress(RuntimeError):
                     self._conn.execute("ROLLBACK")
+                if isinstance(err, GraphCacheFull):
+                    with suppress(RuntimeError):
+                        self.checkpoint()  # what the pool held for earlier commits: the next call fits
                 raise
             rider = self._riders.pop(threading.get_ident(), None)
             if rider is not None:
                 self.run(*rider)
             hooks, self._hooks = self._hooks, None
-            self._conn.execute("COMMIT")
+            try:
+                self._conn.execute("COMMIT")
+            except RuntimeError as err:
+                with suppress(RuntimeError):
+                    self._conn.execute("ROLLBACK")
+                raise self._failed(err) from err
+            self._settle()
             self._publish(hooks)
 
     def commit_with(self, query: str, params: Mapping[str, Any]) -> None:

@@ -1,0 +1,96 @@
+"""No read or write fails for want of the graph engine's page cache, however many writes a
+store has taken (issue 22).
+
+Kùzu keeps every page a commit changed pinned in its buffer pool until a checkpoint, and
+checkpointed by itself only once the WAL passed 16 MB: a remember pins ~30 KB for ~1.3 KB of
+WAL, so the default 128 MiB pool was full after ~4,000 remembers and every statement after failed
+(at 16 MiB: remember #276). These tests use the smallest pool the settings allow, so a few
+hundred writes reproduce what a real user reached in weeks.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from hippograph.config import Settings
+from hippograph.domain.errors import GraphCacheFull
+from hippograph.service.memory import Memory
+from hippograph.store.embed import FastEmbedder
+from hippograph.store.kuzu_session import KuzuSession
+
+_POOL = 16 << 20  # the smallest HIPPOGRAPH_KUZU_BUFFER_POOL_BYTES accepted
+_PEOPLE = ["Sarah", "Tomasz", "Priya", "Lee", "Ana", "Omar", "Kenji", "Mia", "Rajesh", "Zoe"]
+_THINGS = ["Terraform", "Kafka", "Postgres", "Redis", "React", "Docker", "Rust", "Falcon"]
+
+
+def test_hundreds_of_single_remembers_about_a_few_hubs_fit_the_smallest_pool(
+    settings: Settings, embedder: FastEmbedder
+) -> None:
+    small = settings.model_copy(update={"kuzu_buffer_pool_bytes": _POOL, "maintenance_interval_s": 0})
+    memory = Memory.open(small, embedder=embedder)
+    n = 420  # before the fix: the 277th failed with "The buffer pool is full"
+    try:
+        for i in range(n):
+            person, thing = _PEOPLE[i % len(_PEOPLE)], _THINGS[(i // len(_PEOPLE)) % len(_THINGS)]
+            memory.remember(f"{person} reviewed {thing} (note {i}, sprint {i % 37}).")
+    finally:
+        memory.close()
+
+    reopened = Memory.open(small, embedder=embedder)
+    try:
+        assert reopened.stats()["facts"] == n
+        hits = reopened.search("What did Tomasz review in note 211?").results
+        assert "note 211," in hits[0].content
+        reopened.remember("Zoe moved the Kafka review to Thursday.")
+        assert reopened.stats()["facts"] == n + 1
+    finally:
+        reopened.close()
+
+
+_UNCHECKPOINTED = """
+import os, sys, kuzu
+db = kuzu.Database(sys.argv[1], buffer_pool_size=256 << 20, auto_checkpoint=False)
+conn = kuzu.Connection(db)
+conn.execute("CREATE NODE TABLE Hub(id STRING, n INT64, PRIMARY KEY(id))")
+conn.execute("CREATE (:Hub {id: 'h', n: 0})")
+for _ in range(int(sys.argv[2])):
+    conn.execute("MATCH (h:Hub {id: 'h'}) SET h.n = h.n + 1")
+os._exit(0)  # killed: the WAL is left unreplayed, as a crash or an old hippograph left it
+"""
+
+
+def test_a_log_too_big_for_the_pool_is_replayed_with_a_larger_one_then_the_pool_is_as_set(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "graph.kuzu"
+    # 1,500 commits each updating one hub: ~25 MB pinned to replay, more than the 16 MiB pool.
+    subprocess.run([sys.executable, "-c", _UNCHECKPOINTED, str(path), "1500"], check=True)
+    session = KuzuSession(path, max_db_size=1 << 32, buffer_pool_bytes=_POOL)
+    try:
+        assert session.run("MATCH (h:Hub) RETURN h.n AS n") == [{"n": 1500}]
+        assert session.run("CALL bm_info() RETURN mem_limit")[0]["mem_limit"] == _POOL
+        session.run("MATCH (h:Hub {id: $id}) SET h.n = h.n + 1", {"id": "h"})
+    finally:
+        session.close()
+    assert not Path(f"{path}.wal").exists() or Path(f"{path}.wal").stat().st_size < 1 << 20
+
+
+def test_a_transaction_too_big_for_the_pool_says_so_and_the_store_stays_usable(tmp_path: Path) -> None:
+    session = KuzuSession(tmp_path / "graph.kuzu", max_db_size=1 << 32, buffer_pool_bytes=_POOL)
+    create = "UNWIND range(1, $n) AS i CREATE (:Note {id: $prefix + CAST(i AS STRING), body: $body})"
+    try:
+        session.execute("CREATE NODE TABLE Note(id STRING, body STRING, PRIMARY KEY(id))")
+        with pytest.raises(GraphCacheFull, match="nothing of it was stored") as failed:
+            with session.transaction():  # 40 MB of new rows in one go, in a 16 MiB pool
+                session.run(create, {"n": 40_000, "prefix": "a", "body": "x" * 1000})
+        assert "HIPPOGRAPH_KUZU_BUFFER_POOL_BYTES" in str(failed.value)
+        assert session.run("MATCH (n:Note) RETURN count(*) AS n") == [{"n": 0}]  # rolled back whole
+        for part in range(10):  # the same rows in smaller commits fit
+            session.run(create, {"n": 4_000, "prefix": f"b{part}_", "body": "x" * 1000})
+        assert session.run("MATCH (n:Note) RETURN count(*) AS n") == [{"n": 40_000}]
+    finally:
+        session.close()
