@@ -84,9 +84,9 @@ def test_a_transaction_too_big_for_the_pool_says_so_and_the_store_stays_usable(t
     create = "UNWIND range(1, $n) AS i CREATE (:Note {id: $prefix + CAST(i AS STRING), body: $body})"
     try:
         session.execute("CREATE NODE TABLE Note(id STRING, body STRING, PRIMARY KEY(id))")
-        with pytest.raises(GraphCacheFull, match="nothing of it was stored") as failed:
-            with session.transaction():  # 40 MB of new rows in one go, in a 16 MiB pool
-                session.run(create, {"n": 40_000, "prefix": "a", "body": "x" * 1000})
+        # 40 MB of new rows in one go, in a 16 MiB pool:
+        with pytest.raises(GraphCacheFull, match="nothing of it was stored") as failed, session.transaction():
+            session.run(create, {"n": 40_000, "prefix": "a", "body": "x" * 1000})
         assert "HIPPOGRAPH_KUZU_BUFFER_POOL_BYTES" in str(failed.value)
         assert session.run("MATCH (n:Note) RETURN count(*) AS n") == [{"n": 0}]  # rolled back whole
         for part in range(10):  # the same rows in smaller commits fit

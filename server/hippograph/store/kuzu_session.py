@@ -211,7 +211,9 @@ class KuzuSession:
             # node group (up to 2^17 rows) in the pool: a pool too small for that fills up.
             log.warning(
                 "could not checkpoint the graph (%s); if this repeats, raise "
-                "HIPPOGRAPH_KUZU_BUFFER_POOL_BYTES (now %d MiB)", err, self._buffer_pool_bytes >> 20
+                "HIPPOGRAPH_KUZU_BUFFER_POOL_BYTES (now %d MiB)",
+                err,
+                self._buffer_pool_bytes >> 20,
             )
 
     def _failed(self, err: RuntimeError) -> StoreError:
