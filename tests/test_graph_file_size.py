@@ -7,7 +7,7 @@ from hippograph.config import Settings
 from hippograph.service.memory import Memory
 from hippograph.service.upkeep import COMPACT_FLOOR
 from hippograph.store.embed import FastEmbedder
-from hippograph.store.graph import COMPACT_BYTES
+from hippograph.store.seam import COMPACT_BYTES
 
 
 def _session(memory: Memory, n: int) -> None:

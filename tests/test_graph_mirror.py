@@ -8,7 +8,7 @@ import pytest
 
 from hippograph.domain.models import FACT_EDGES
 from hippograph.service.memory import Memory
-from hippograph.store.graph import EVERYWHERE
+from hippograph.store.seam import EVERYWHERE
 
 
 def _workload(memory: Memory) -> dict[str, str]:
@@ -177,12 +177,12 @@ def test_mirror_matches_the_stored_graph_after_a_batched_write(memory: Memory) -
 
 
 def test_related_entities_come_strongest_first_and_follow_new_links() -> None:
-    from hippograph.store.graph_view import GraphView
+    from hippograph.store.graph_view import MirrorView
     from hippograph.store.read_model import ReadModel
 
     model = ReadModel()
     model.load_entities(["e_a", "e_b", "e_c"], ["A", "B", "C"], ["global"] * 3)
-    mirror = GraphView(model, EVERYWHERE)
+    mirror = MirrorView(model, EVERYWHERE)
     model.link_entities("e_a", "e_b", {"weight": 0.5})
     model.link_entities("e_a", "e_c", {"weight": 0.9})
     assert mirror.related_entities(["e_a"], limit=5) == [("e_a", "e_c", 0.9), ("e_a", "e_b", 0.5)]

@@ -107,3 +107,20 @@ def test_the_mcp_sdk_appears_only_in_the_mcp_wiring() -> None:
     for path in _modules():
         if "mcp" in {n.split(".")[0] for n in _imports(path)}:
             assert _unit(path) in ("mcp_app", "transports", "wire"), path
+
+
+# What the layers above store/ may import of it: the seam (protocols and engine-neutral values),
+# the one module that opens the engines, and the embedding model, name finder and entity index.
+STORE_FACES = {"seam", "backends", "embed", "ner", "entity_index"}
+
+
+def test_above_the_store_only_the_seam_is_named_never_an_engine_module() -> None:
+    violations = []
+    for path in _modules():
+        if LAYERS[_unit(path)] <= LAYERS["store"]:
+            continue
+        for name in _imports(path):
+            parts = name.split(".")
+            if parts[:2] == ["hippograph", "store"] and len(parts) > 2 and parts[2] not in STORE_FACES:
+                violations.append(f"{path.relative_to(PACKAGE)} imports {name}")
+    assert violations == []

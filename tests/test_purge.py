@@ -13,7 +13,7 @@ from hippograph.service import curation
 from hippograph.service.memory import Memory
 from hippograph.service.upkeep import Upkeep
 from hippograph.store.embed import FastEmbedder
-from hippograph.store.graph import EVERYWHERE
+from hippograph.store.seam import EVERYWHERE
 from testkit.process import run_cli as hippograph
 
 # Each appears once, in the purged fact only: its content, evidence, entity, tag and claim.

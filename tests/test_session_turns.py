@@ -8,7 +8,7 @@ from concurrent.futures import ThreadPoolExecutor
 from hippograph.domain.models import EdgeType
 from hippograph.service.memory import Memory
 from hippograph.service.shaping import index_text
-from hippograph.store.graph import EVERYWHERE
+from hippograph.store.seam import EVERYWHERE
 
 
 def test_overlapping_turns_of_one_session_form_one_chain_indexed_with_their_predecessors(

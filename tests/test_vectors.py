@@ -18,7 +18,7 @@ from hippograph.config import Settings
 from hippograph.service.memory import Memory
 from hippograph.store.embed import FastEmbedder
 from hippograph.store.vector_rows import cosines
-from hippograph.store.vectors import Filter, VectorStore
+from hippograph.store.vectors import Filter, LanceVectorStore
 
 
 def test_vectors_are_stored_in_half_precision(memory: Memory) -> None:
@@ -90,7 +90,7 @@ def _random_rows(count: int, seed: int = 7) -> tuple[list[str], list[dict[str, A
 
 
 def test_a_large_enough_table_gets_an_ann_index_that_still_finds_the_nearest(tmp_path: Path) -> None:
-    store = VectorStore(tmp_path / "vectors", dim=16, model="test-model")
+    store = LanceVectorStore(tmp_path / "vectors", dim=16, model="test-model")
     ids, rows, vectors = _random_rows(600)
     store.add("facts", rows, vectors)
     assert store.ensure_vector_index(min_rows=1000) is False  # too small: stays a flat scan
@@ -104,7 +104,7 @@ def test_a_large_enough_table_gets_an_ann_index_that_still_finds_the_nearest(tmp
 def test_a_read_waits_for_the_rows_a_flush_in_progress_is_writing(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    store = VectorStore(tmp_path / "vectors", dim=16, model="test-model")
+    store = LanceVectorStore(tmp_path / "vectors", dim=16, model="test-model")
     ids, rows, vectors = _random_rows(3)
     table = store._tables["facts"]
     real_add, writing = table.add, threading.Event()

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from bench.perf.workload import GenFact, Query, remember_kwargs
-from hippograph.store.graph_view import GraphView
+from hippograph.store.graph_view import MirrorView
 
 
 @contextlib.contextmanager
@@ -47,13 +47,13 @@ def stage_timer(memory: Any) -> Iterator[dict[str, list[float]]]:
         (vectors, "set_status", "vectors.set_status"),
         (retriever, "anchors", "retriever.anchors"),
         (retriever, "expand", "retriever.expand (graph walk)"),
-        (GraphView, "fact_edges", "graph.view.fact_edges"),
-        (GraphView, "about_edges", "graph.view.about_edges"),
-        (GraphView, "tag_neighbours", "graph.view.tag_neighbours"),
-        (GraphView, "facts_about", "graph.view.facts_about"),
-        (GraphView, "entity_relations", "graph.view.entity_relations"),
+        (MirrorView, "fact_edges", "graph.view.fact_edges"),
+        (MirrorView, "about_edges", "graph.view.about_edges"),
+        (MirrorView, "tag_neighbours", "graph.view.tag_neighbours"),
+        (MirrorView, "facts_about", "graph.view.facts_about"),
+        (MirrorView, "entity_relations", "graph.view.entity_relations"),
         (graph, "get_facts", "graph.get_facts"),
-        (GraphView, "entity_names_for", "graph.view.entity_names_for"),
+        (MirrorView, "entity_names_for", "graph.view.entity_names_for"),
         (graph, "active_facts_with", "graph.active_facts_with (conflicts)"),
         (graph.read, "last_facts_in_sessions", "graph.read.last_facts_in_sessions"),
         (graph, "insert_facts", "graph.insert_facts"),

@@ -20,6 +20,8 @@ from hippograph.domain.errors import InvalidInput
 DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 
 Transport = Literal["stdio", "sse", "http"]
+# URL schemes of the backends store_url may name.
+STORE_SCHEMES = ("postgresql", "postgres")
 
 
 def is_loopback(host: str) -> bool:
@@ -44,7 +46,8 @@ def default_models_dir() -> Path:
 
 
 class Settings(BaseSettings):
-    model_config = SettingsConfigDict(env_prefix="HIPPOGRAPH_", extra="ignore")
+    # Inputs are left out of errors: a store URL or token may hold a password.
+    model_config = SettingsConfigDict(env_prefix="HIPPOGRAPH_", extra="ignore", hide_input_in_errors=True)
 
     data_dir: Path = Field(default_factory=default_data_dir, description="Where the stores live.")
     embedding_model: str = Field(
@@ -86,6 +89,11 @@ class Settings(BaseSettings):
     max_limit: int = Field(default=100, ge=1, description="Largest number of results one call may ask for.")
     max_entities_per_call: int = Field(default=32, ge=1)
     max_tags_per_call: int = Field(default=32, ge=1)
+    store_url: SecretStr | None = Field(
+        default=None,
+        description="Where the memory lives when not in the data dir: a postgresql:// URL (the shared "
+        "backend; not in this version yet). Unset: the embedded graph and index in the data dir.",
+    )
     kuzu_max_db_size: int = Field(
         default=1 << 36, description="Kùzu's virtual address-space cap in bytes (not disk use)."
     )
@@ -112,6 +120,20 @@ class Settings(BaseSettings):
     @classmethod
     def _expand(cls, value: Path | None) -> Path | None:
         return value.expanduser() if value is not None else None
+
+    @field_validator("store_url", mode="after")
+    @classmethod
+    def _store_url(cls, value: SecretStr | None) -> SecretStr | None:
+        if value is None or not value.get_secret_value():
+            return None
+        scheme = value.get_secret_value().partition("://")[0]
+        if scheme not in STORE_SCHEMES:
+            # The URL may hold a password: only its scheme is repeated.
+            raise ValueError(
+                f"a store URL starting {scheme!r} names no backend: use postgresql://user:pass@host/db, "
+                "or leave it unset for the data dir"
+            )
+        return value
 
     @field_validator("scope", mode="before")
     @classmethod

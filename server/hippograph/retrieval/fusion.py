@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from hippograph.store.vectors import Hit
+from hippograph.store.seam import Hit
 
 
 @dataclass

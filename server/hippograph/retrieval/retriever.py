@@ -37,8 +37,7 @@ from hippograph.retrieval.fusion import Candidate, fuse
 from hippograph.retrieval.policy import RetrievalPolicy
 from hippograph.retrieval.ranking import Lookback, Ranked
 from hippograph.store.entity_index import EntityIndex
-from hippograph.store.graph import EdgeRow, GraphStore, GraphView
-from hippograph.store.vectors import Filter, Hit, VectorStore, fact_row
+from hippograph.store.seam import EdgeRow, Filter, GraphStore, GraphView, Hit, VectorStore, fact_row
 from hippograph.text.query_intent import Intent, QueryPlan
 
 log = logging.getLogger(__name__)
@@ -312,7 +311,7 @@ class Retriever:
         # an anchor points at is corroborated). A node is expanded once, at its first hop.
         best: dict[str, Activation] = {}
         expanded: set[str] = set()
-        total = self._graph.read.fact_count()
+        total = self._graph.fact_count()
         fact_frontier = {fid: Activation(v, 0, "seed", fid) for fid, v in seed_facts.items()}
         entity_frontier = {eid: Activation(v, 0, "anchor", eid) for eid, v in seed_entities.items()}
 

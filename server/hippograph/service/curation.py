@@ -9,8 +9,7 @@ from hippograph.domain.models import EdgeType, Fact, FactKind, FactOut, FactStat
 from hippograph.domain.visibility import link_refusal
 from hippograph.service.shaping import fact_out
 from hippograph.service.stores import Stores
-from hippograph.store.graph import EVERYWHERE
-from hippograph.store.vectors import fact_row
+from hippograph.store.seam import EVERYWHERE, fact_row
 
 # Set (to the fact's id) in the transaction that purges a fact, cleared once no file holds its
 # text: an open that finds it set finishes the erasure (the process died in between).

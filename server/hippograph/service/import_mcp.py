@@ -35,7 +35,7 @@ from hippograph.service.stores import Stores
 from hippograph.service.transfer import ImportReport, Progress, write_batches
 from hippograph.service.upkeep import Upkeep
 from hippograph.store.entity_index import EntityIndex
-from hippograph.store.graph import EVERYWHERE, Relation
+from hippograph.store.seam import EVERYWHERE, Relation
 
 
 @dataclass

@@ -42,11 +42,11 @@ from hippograph.service.subgraph import Subgraphs
 from hippograph.service.upkeep import ReconcileReport, Upkeep
 from hippograph.service.usage import Usage
 from hippograph.service.writes import Writer
+from hippograph.store.backends import open_graph, open_vectors
 from hippograph.store.embed import Embedder, LazyEmbedder
 from hippograph.store.entity_index import EntityIndex
-from hippograph.store.graph import GraphStore
 from hippograph.store.ner import NameFinder, shared_recogniser
-from hippograph.store.vectors import VectorStore
+from hippograph.store.seam import GraphStore, VectorStore
 
 log = logging.getLogger(__name__)
 
@@ -205,13 +205,9 @@ class Memory(MemoryAPI):
                 # graph's mirror is built by Kùzu and Arrow code that releases the GIL much of the time.
                 lazy.preload()
             embedder = lazy
-        graph = GraphStore(
-            settings.graph_file,
-            max_db_size=settings.kuzu_max_db_size,
-            buffer_pool_bytes=settings.kuzu_buffer_pool_bytes,
-        )
+        graph = open_graph(settings)
         try:
-            vectors = VectorStore(data_dir / "vectors", dim=embedder.dim, model=embedder.name)
+            vectors = open_vectors(settings, dim=embedder.dim, model=embedder.name)
             memory = cls(settings, graph, vectors, embedder, clock=clock)
             if vectors.rebuilt or graph.get_meta(_VECTORS_IN_SYNC) != vectors.versions():
                 report = memory.reconcile()

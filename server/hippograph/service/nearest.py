@@ -13,7 +13,7 @@ import numpy as np
 from hippograph.domain import sameness
 from hippograph.domain.models import ACTIVE_STATUSES, Fact, FactKind, SimilarFact
 from hippograph.service.stores import Stores
-from hippograph.store.vectors import Filter, unit
+from hippograph.store.seam import Filter, unit
 
 # Stored facts weighed against each new statement, how many of them its reply shows, and how
 # much of each (a reply is read by a model: enough to judge a conflict, not a whole document).

@@ -27,8 +27,7 @@ from hippograph.domain.visibility import visible_scopes
 from hippograph.retrieval.ranking import Lookback
 from hippograph.service.shaping import search_hit, why
 from hippograph.service.stores import Stores
-from hippograph.store.graph import EVERYWHERE, GraphView
-from hippograph.store.vectors import Filter
+from hippograph.store.seam import EVERYWHERE, Filter, GraphView
 from hippograph.text.narrative import NarrativeFact, Profile, build_narrative
 from hippograph.text.query_intent import plan
 from hippograph.text.time_phrases import parse_time_bound

@@ -21,10 +21,8 @@ from hippograph.retrieval.retriever import Retriever
 from hippograph.service.shaping import Clock
 from hippograph.store.embed import Embedder
 from hippograph.store.entity_index import EntityIndex
-from hippograph.store.graph import EVERYWHERE, GraphStore
 from hippograph.store.ner import NameFinder
-from hippograph.store.read_model import SessionKey
-from hippograph.store.vectors import VectorStore
+from hippograph.store.seam import EVERYWHERE, GraphStore, SessionKey, VectorStore
 
 log = logging.getLogger(__name__)
 
@@ -82,7 +80,7 @@ class SessionTails:
         sessions = {(f.scope, f.session_id) for f in facts if f.session_id is not None}
         unknown = sessions - self._tail.keys()
         if unknown:
-            latest = self.graph.read.last_facts_in_sessions(unknown)
+            latest = self.graph.last_facts_in_sessions(unknown)
             stored = self.graph.get_facts(list(latest.values()))
             for key in unknown:
                 fact = stored.get(latest.get(key, ""))

@@ -26,7 +26,7 @@ from hippograph.domain.models import (
 from hippograph.domain.visibility import visible_scopes
 from hippograph.service.shaping import iso
 from hippograph.service.stores import Stores
-from hippograph.store.graph import EdgeRow, GraphView
+from hippograph.store.seam import EdgeRow, GraphView
 
 DEFAULT_LIMIT = 500
 MAX_LIMIT = 5000

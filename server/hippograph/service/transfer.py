@@ -50,7 +50,7 @@ from hippograph.service.records import (
 from hippograph.service.shaping import iso
 from hippograph.service.stores import Stores
 from hippograph.service.upkeep import Upkeep
-from hippograph.store.graph import EdgeRow, Relation
+from hippograph.store.seam import EdgeRow, Relation
 
 BATCH = 500  # rows per graph transaction: bounded memory in Kùzu, few commits
 

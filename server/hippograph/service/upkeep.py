@@ -12,8 +12,7 @@ from hippograph.domain import lifecycle as lc
 from hippograph.domain.models import EdgeType, Fact, FactKind, FactStatus, MaintenanceChange, MaintenanceOut
 from hippograph.service.shaping import entity_row, entity_text, index_text, iso
 from hippograph.service.stores import Stores
-from hippograph.store.graph import COMPACT_BYTES, EVERYWHERE
-from hippograph.store.vectors import fact_row
+from hippograph.store.seam import COMPACT_BYTES, EVERYWHERE, fact_row
 
 LAST_MAINTENANCE = "last_maintenance"
 
@@ -126,7 +125,7 @@ class Upkeep:
         with self.stores.write_lock:
             indexed = self.stores.vectors.ids("facts")
             # Statuses from the graph mirror: reading every fact row took ~6 s at 100k facts.
-            statuses = self.stores.graph.read.fact_statuses()
+            statuses = self.stores.graph.fact_statuses()
             # A purged fact is a tombstone with nothing to index: a row of one is an orphan.
             statuses = {fid: s for fid, s in statuses.items() if s != FactStatus.PURGED.value}
             missing_ids = [fid for fid in statuses if fid not in indexed]

@@ -38,9 +38,7 @@ from hippograph.service.nearest import SHOWN, judge_nearest, nearest_stored, sho
 from hippograph.service.shaping import entity_row, entity_text, fact_out, index_text, iso
 from hippograph.service.stores import Stores
 from hippograph.store.entity_index import PendingEntities
-from hippograph.store.graph import EVERYWHERE, Relation
-from hippograph.store.read_model import ClaimKey, SessionKey, claim_key
-from hippograph.store.vectors import as_stored, fact_row
+from hippograph.store.seam import EVERYWHERE, ClaimKey, Relation, SessionKey, as_stored, claim_key, fact_row
 from hippograph.text.names import Name
 
 # Facts per write batch of remember_many: one embedding call, one graph transaction, one

@@ -14,17 +14,17 @@ from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from datetime import datetime
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 from hippograph.domain.errors import InternalError
 from hippograph.domain.models import ACTIVE_STATUSES, EDGE_PROPS, FACT_EDGES, EdgeType, Entity, Fact
 from hippograph.store import migrations
 from hippograph.store.census import GraphCensus
 from hippograph.store.fact_cache import FactCache
-from hippograph.store.graph_view import EVERYWHERE, GraphView
+from hippograph.store.graph_view import EVERYWHERE, MirrorView
 from hippograph.store.kuzu_session import KuzuSession, gc_paused
 from hippograph.store.listing import FactListing
-from hippograph.store.read_model import ClaimKey, EdgeRow, ReadModel, claim_key
+from hippograph.store.read_model import ClaimKey, ReadModel, SessionKey, claim_key
 from hippograph.store.receipts import Receipts
 from hippograph.store.rows import (
     ENTITY_COLUMNS,
@@ -38,25 +38,10 @@ from hippograph.store.rows import (
     props_by_row,
     to_db_time,
 )
+from hippograph.store.seam import COMPACT_BYTES, FactLink, Relation
 
-__all__ = ["COMPACT_BYTES", "EVERYWHERE", "EdgeRow", "FactLink", "GraphStore", "GraphView", "Relation"]
+__all__ = ["KuzuGraphStore"]
 
-# A fact-to-fact edge to write: (source id, target id, time, properties).
-FactLink = tuple[str, str, datetime, Mapping[str, Any]]
-
-
-class Relation(NamedTuple):
-    """A RELATES edge to write: ``src -[predicate]-> dst``, stated by ``fact_id`` (if any) at ``at``."""
-
-    src: str
-    dst: str
-    predicate: str
-    weight: float
-    fact_id: str | None
-    at: datetime
-
-
-COMPACT_BYTES = "graph_compact_bytes"  # Meta: the file's size right after its last rebuild
 _RELATES_PROPS = ("predicate", "weight", "fact_id", "created_at")
 _FACT_TABLE = f"MATCH (f:Fact) RETURN {', '.join(f'f.{c} AS {c}' for c in FACT_COLUMNS)}"
 
@@ -68,7 +53,7 @@ def _fact_edge(edge: str) -> EdgeType:
     return EdgeType(edge)
 
 
-class GraphStore:
+class KuzuGraphStore:
     """One Kùzu graph (a single file) opened read-write by this process, and its read model."""
 
     def __init__(self, path: Path, *, max_db_size: int, buffer_pool_bytes: int) -> None:
@@ -91,9 +76,21 @@ class GraphStore:
         """The graph's shape in memory, thread-safe and current as of the last commit."""
         return self._read
 
-    def view(self, scopes: Collection[str] | None) -> GraphView:
+    def view(self, scopes: Collection[str] | None) -> MirrorView:
         """The graph's shape as a caller who sees ``scopes`` sees it (``EVERYWHERE``: all of it)."""
-        return GraphView(self._read, scopes)
+        return MirrorView(self._read, scopes)
+
+    def fact_count(self) -> int:
+        """How many facts the graph holds, any status."""
+        return self._read.fact_count()
+
+    def fact_statuses(self) -> dict[str, str]:
+        """Every fact's id and status."""
+        return self._read.fact_statuses()
+
+    def last_facts_in_sessions(self, sessions: Iterable[SessionKey]) -> dict[SessionKey, str]:
+        """The id of each session's latest fact (sessions with none are left out)."""
+        return self._read.last_facts_in_sessions(sessions)
 
     def close(self) -> None:
         self._facts.close()
@@ -445,10 +442,10 @@ def _erase(
 ) -> set[str]:
     """The fact columns set to the tombstones' (no text), their ABOUT and HAS_TAG edges and the
     RELATES edges they stated deleted; fact-to-fact edges stay (the chains). The old strings
-    stay in Kùzu's free pages until ``GraphStore.rebuild``."""
+    stay in Kùzu's free pages until ``rebuild``."""
     entities: set[str] = set()
     for fact in tombstones:
-        entities |= {e.dst for e in GraphView(read, EVERYWHERE).about_edges([fact.id])}
+        entities |= {e.dst for e in MirrorView(read, EVERYWHERE).about_edges([fact.id])}
         sets = ", ".join(f"f.{c} = {session.cast('Fact', c).replace('r.', '$')}" for c in FACT_COLUMNS[1:])
         session.run(f"MATCH (f:Fact {{id: $id}}) SET {sets}", fact_params(fact))
         for edge in ("(f:Fact {id: $id})-[r:ABOUT]->(:Entity)", "(f:Fact {id: $id})-[r:HAS_TAG]->(:Tag)"):

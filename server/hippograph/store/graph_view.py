@@ -2,7 +2,7 @@
 
 A caller in a scope sees the facts and entities of that scope and of ``global``
 (``domain.visibility.visible_scopes``), nothing else: no id, edge or path of another scope.
-``GraphStore.view(scopes)`` hands out a view; each of its reads drops every fact and entity
+``KuzuGraphStore.view(scopes)`` hands out a view; each of its reads drops every fact and entity
 outside ``scopes`` (and every edge with such an end) before anything is counted or cut to a
 limit, so a walk, a neighbour share or a tag lookup neither returns nor passes through another
 scope. ``view(EVERYWHERE)`` is the owner's own look (writes, purge, upkeep, import).
@@ -20,10 +20,10 @@ from hippograph.domain.errors import InternalError
 from hippograph.domain.models import FACT_EDGES, EdgeType
 from hippograph.store.read_model import EdgeRow, ReadModel
 
-EVERYWHERE: Final = None  # ``GraphStore.view(EVERYWHERE)``: every scope (the owner's upkeep)
+EVERYWHERE: Final = None  # ``KuzuGraphStore.view(EVERYWHERE)``: every scope (the owner's upkeep)
 
 
-class GraphView:
+class MirrorView:
     """Reads of the read model, restricted to ``scopes`` (None: every scope)."""
 
     def __init__(self, model: ReadModel, scopes: Collection[str] | None) -> None:

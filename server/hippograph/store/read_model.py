@@ -1,6 +1,6 @@
 """The read model: the graph's shape in memory, so a graph walk costs microseconds, not queries.
 
-Kùzu stays the source of truth. ``GraphStore`` loads this model (the mirror of the graph) when
+Kùzu stays the source of truth. ``KuzuGraphStore`` loads this model (the mirror of the graph) when
 it opens and hands it each of its own writes once the write commits (``publish``), so the two
 never disagree inside the one process that owns the data dir. The model holds ids and edges
 only (no fact text): for 100k facts with ~3 entities and ~2 tags each it is a few tens of MB.
@@ -60,7 +60,7 @@ class ReadModel:
     def __init__(self) -> None:
         self._lock = threading.RLock()
         self._status: dict[str, str] = {}
-        # fact or entity -> its scope: what ``GraphView`` shows a caller (graph_view.py).
+        # fact or entity -> its scope: what ``MirrorView`` shows a caller (graph_view.py).
         self._scope: dict[str, str] = {}
         self._created: dict[str, datetime] = {}
         self._names: dict[str, str] = {}

@@ -3,14 +3,9 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import NamedTuple
 
 from hippograph.store.kuzu_session import KuzuSession
-
-
-class Receipt(NamedTuple):
-    operation: str
-    result: str | None  # the reply as JSON; None if the write committed but its reply was not kept
+from hippograph.store.seam import Receipt
 
 
 class Receipts:

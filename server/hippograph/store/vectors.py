@@ -22,7 +22,7 @@ import numpy as np
 from hippograph.store.lance_tables import damage, open_table, queried, readable, recreate_table, rewrite_table
 from hippograph.store.vector_rows import Filter, Hit, as_stored, cosines, fact_row, id_list, unit
 
-__all__ = ["Filter", "Hit", "VectorStore", "as_stored", "fact_row", "id_list", "unit"]
+__all__ = ["Filter", "Hit", "LanceVectorStore", "as_stored", "fact_row", "id_list", "unit"]
 
 log = logging.getLogger(__name__)
 
@@ -97,7 +97,7 @@ class _Matrix:
         return [Hit(self.ids[i], float(sims[i]), r) for r, i in enumerate(top, 1) if np.isfinite(sims[i])]
 
 
-class VectorStore:
+class LanceVectorStore:
     def __init__(self, path: Path, *, dim: int, model: str) -> None:
         # Imported here, not with this module: the import takes ~1.1 s (0.9 of it LanceDB's REST
         # namespace client, unused here), and a server imports this module before it answers
