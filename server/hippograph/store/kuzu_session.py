@@ -262,6 +262,7 @@ class KuzuSession:
             _discard(export, Path(f"{self.path}.wal"))
             self._db = self._open(self.path)
             self._conn = kuzu.Connection(self._db)
+            self._settled = self._pool_use()
 
     # ------------------------------------------------------------ statements
 
