@@ -88,7 +88,7 @@ def _discard(*paths: Path) -> None:
                 found.unlink()
 
 
-def engine_failure(err: RuntimeError, pool_bytes: int) -> StoreError:
+def _engine_failure(err: RuntimeError, pool_bytes: int) -> StoreError:
     """What a caller is told when Kùzu fails a statement that was not wrong in itself."""
     if _POOL_FULL in str(err):
         return GraphCacheFull(
@@ -226,7 +226,7 @@ class KuzuSession:
         if _POOL_FULL in str(err) and self._hooks is None:
             with suppress(RuntimeError):
                 self.checkpoint()
-        return engine_failure(err, self._buffer_pool_bytes)
+        return _engine_failure(err, self._buffer_pool_bytes)
 
     def rebuild(self) -> None:
         """Write the database afresh from its contents and swap it in, so that nothing deleted or

@@ -19,7 +19,15 @@ from typing import Any
 
 import numpy as np
 
-from hippograph.store.lance_tables import damage, open_table, queried, readable, recreate_table, rewrite_table
+from hippograph.store.lance_tables import (
+    connect,
+    damage,
+    open_table,
+    queried,
+    readable,
+    recreate_table,
+    rewrite_table,
+)
 from hippograph.store.vector_rows import Filter, Hit, as_stored, cosines, fact_row, id_list, unit
 
 __all__ = ["Filter", "Hit", "LanceVectorStore", "as_stored", "fact_row", "id_list", "unit"]
@@ -52,12 +60,6 @@ _PIN_ROWS = 500
 # The entities table is searched in memory while it is this small: a LanceDB query has a
 # floor of ~3-5 ms even on 600 rows, numpy answers in ~0.1 ms (20k x 384 floats: 31 MB).
 _IN_MEMORY_MAX_ROWS = 20_000
-# LanceDB's caches, per process: its defaults (1 GiB of metadata, 6 GiB of index pages) let a
-# server grow with every write: each version's manifest and fragment list stays cached, ~23 KB
-# a remember (46 MB after 2,000 remembers, RSS with it). Reads use the newest version only.
-_METADATA_CACHE_BYTES = 8 << 20
-# Index pages (IVF-HNSW partitions, full-text and scalar indexes) beyond this are read from disk.
-_INDEX_CACHE_BYTES = 256 << 20
 
 
 class _Matrix:
@@ -105,16 +107,8 @@ class _Matrix:
 
 class LanceVectorStore:
     def __init__(self, path: Path, *, dim: int, model: str) -> None:
-        # Imported here, not with this module: the import takes ~1.1 s (0.9 of it LanceDB's REST
-        # namespace client, unused here), and a server imports this module before it answers
-        # MCP initialize but opens the stores in the background.
-        import lancedb
-
         self.path = path
-        session = lancedb.Session(
-            index_cache_size_bytes=_INDEX_CACHE_BYTES, metadata_cache_size_bytes=_METADATA_CACHE_BYTES
-        )
-        self._db = lancedb.connect(str(path), session=session)
+        self._db = connect(path)
         self._dim, self._model = dim, model
         self._lock = threading.Lock()  # held while LanceDB is written
         # Set when a write raised: the graph may hold what this index lacks, so the next open
