@@ -1,4 +1,4 @@
-"""Connects to LanceDB with bounded caches and opens the tables as graph_schema/lance describes them, rebuilding any that do not match.
+"""LanceDB: a connection with bounded caches, and the tables as graph_schema/lance describes them.
 
 A table records the schema version, embedding model and dimension it was built for; one built
 for another is dropped and created empty (the vector store re-indexes it from the graph), or,
