@@ -113,9 +113,12 @@ class Recogniser:
         self.start()
         if not self._ready.wait(_LOAD_WAIT_S) or self._nlp is None:
             return [[] for _ in texts]
-        with self._lock:
-            docs = list(self._nlp.pipe((t[:_MAX_CHARS] for t in texts), batch_size=_BATCH))
-        return [[(e.text, e.label_, e.start_char, e.end_char) for e in doc.ents] for doc in docs]
+        # In a memory zone: spaCy otherwise keeps every new word it reads in its vocabulary for
+        # good (~1 KB per remember of ids, names and numbers: a server's memory would grow
+        # with its facts). Spans are read out as plain strings before the zone frees them.
+        with self._lock, self._nlp.memory_zone():
+            docs = self._nlp.pipe((t[:_MAX_CHARS] for t in texts), batch_size=_BATCH)
+            return [[(e.text, e.label_, e.start_char, e.end_char) for e in doc.ents] for doc in docs]
 
 
 _SHARED = Recogniser()
