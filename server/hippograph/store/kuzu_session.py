@@ -22,6 +22,7 @@ from typing import Any
 import kuzu
 
 from hippograph.domain.errors import GraphCacheFull, InternalError, StoreError
+from hippograph.store.malloc_arenas import release_free_memory
 
 log = logging.getLogger(__name__)
 
@@ -181,6 +182,7 @@ class KuzuSession:
                 raise InternalError("the graph cannot be checkpointed inside a transaction")
             self._conn.execute("CHECKPOINT")
             self._settled = self._pool_use()
+        release_free_memory()  # what the unsaved changes held, back to the system
 
     def _pool_use(self) -> int:
         """Bytes of the buffer pool in use: pages pinned by commits not yet checkpointed, and
