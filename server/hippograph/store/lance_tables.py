@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import json
 import logging
+import os
 import warnings
 from collections.abc import Callable
 from datetime import timedelta
@@ -52,6 +53,9 @@ def connect(path: Path) -> Any:
     # MCP initialize but opens the stores in the background.
     import lancedb
 
+    # Lance's index statistics leave out the IVF centroids (its announced future default): a
+    # server's log then lacks the warning Lance prints to stderr on every first ANN index use.
+    os.environ.setdefault("LANCE_INCLUDE_VECTOR_CENTROIDS", "false")
     session = lancedb.Session(
         index_cache_size_bytes=_INDEX_CACHE_BYTES, metadata_cache_size_bytes=_METADATA_CACHE_BYTES
     )
