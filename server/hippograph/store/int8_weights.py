@@ -14,8 +14,8 @@ with operators that take the int8 data as it is:
 - an embedding table is gathered as int8 and scaled after the lookup:
   ``Gather(T_q, ids) * Gather(scale, ids)``.
 
-Vectors match the original model's to ~1e-7 (tests/test_embed.py checks it). A session then
-holds ~40 MB; embedding one short text costs ~1.3x on 2 cores, a batch the same.
+Outputs match the shipped model's to ~1e-7 (tests/test_embed_model.py holds them to 1e-4).
+A session then holds ~40 MB; embedding one short text costs ~1.3x on 2 cores, a batch the same.
 """
 
 from __future__ import annotations
