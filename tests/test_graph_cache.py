@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from hippograph.config import Settings
-from hippograph.domain.errors import GraphCacheFull
+from hippograph.domain.errors import GraphCacheFull, StoreError
 from hippograph.service.memory import Memory
 from hippograph.store.embed import FastEmbedder
 from hippograph.store.kuzu_session import KuzuSession
@@ -94,3 +94,20 @@ def test_a_transaction_too_big_for_the_pool_says_so_and_the_store_stays_usable(t
         assert session.run("MATCH (n:Note) RETURN count(*) AS n") == [{"n": 40_000}]
     finally:
         session.close()
+
+
+def test_a_log_no_pool_doubling_can_replay_is_refused_saying_which_setting_opens_it(tmp_path: Path) -> None:
+    path = tmp_path / "graph.kuzu"
+    subprocess.run([sys.executable, "-c", _UNCHECKPOINTED, str(path), "1500"], check=True)
+    tiny = 512 << 10  # doubled 5 times: 8 MiB, still less than the ~25 MB the replay pins
+
+    with pytest.raises(StoreError, match="replaying its log needs more than a 8 MiB") as refused:
+        KuzuSession(path, max_db_size=1 << 32, buffer_pool_bytes=tiny)
+
+    assert "HIPPOGRAPH_KUZU_BUFFER_POOL_BYTES" in str(refused.value)
+    assert "another hippograph process" not in str(refused.value)
+    reopened = KuzuSession(path, max_db_size=1 << 32, buffer_pool_bytes=_POOL)  # nothing was lost
+    try:
+        assert reopened.run("MATCH (h:Hub) RETURN h.n AS n") == [{"n": 1500}]
+    finally:
+        reopened.close()

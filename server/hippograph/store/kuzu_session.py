@@ -166,6 +166,12 @@ class KuzuSession:
                 return db
             db.close()  # the replay is checkpointed: the configured pool holds what is left
             break
+        else:
+            raise StoreError(
+                f"cannot open the graph store {path}: replaying its log needs more than a "
+                f"{pool >> 21} MiB page cache. Nothing is lost: open it with "
+                f"HIPPOGRAPH_KUZU_BUFFER_POOL_BYTES set higher, once; later opens need no more."
+            )
         return kuzu.Database(
             str(path), max_db_size=self._max_db_size, buffer_pool_size=self._buffer_pool_bytes
         )
