@@ -1,7 +1,9 @@
-"""The server's process caps glibc's heaps (store/malloc_arenas.py) unless the user chose a cap."""
+"""The server's process caps glibc's heaps (store/malloc_arenas.py) unless the user chose a cap,
+and hands freed heap memory back to the system."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
@@ -13,16 +15,12 @@ def _run(env: dict[str, str]) -> str:
     return done.stdout.strip()
 
 
-def test_the_cap_is_set_in_a_fresh_process(monkeypatch: object) -> None:
-    import os
-
+def test_the_cap_is_set_in_a_fresh_process() -> None:
     env = {k: v for k, v in os.environ.items() if k != "MALLOC_ARENA_MAX"}
     assert _run(env) == ("True" if sys.platform.startswith("linux") else "False")
 
 
 def test_a_cap_the_user_set_is_left_alone() -> None:
-    import os
-
     assert _run({**os.environ, "MALLOC_ARENA_MAX": "4"}) == "False"
 
 
@@ -43,8 +41,6 @@ print(before - anon_mb())
 
 
 def test_freed_heap_memory_goes_back_to_the_system() -> None:
-    import os
-
     if not sys.platform.startswith("linux"):
         return
     done = subprocess.run(
