@@ -41,9 +41,9 @@ def keep_weights_int8(source: Path, target: Path) -> None:
     stored = {tensor.name: tensor for tensor in graph.initializer}
     made_by = {output: node for node in graph.node for output in node.output}
 
-    def int8_weight(name: str) -> tuple[Any, str, str] | None:
-        """For a value computed as Cast(int8 initializer) * scale initializer: (that Mul, the
-        int8 initializer's name, the scale's name)."""
+    def int8_weight(name: str) -> tuple[str, str] | None:
+        """For a value computed as Cast(int8 initializer) * scale initializer: (the int8
+        initializer's name, the scale's name)."""
         scaling = made_by.get(name)
         if scaling is None or scaling.op_type != "Mul":
             return None
@@ -52,13 +52,13 @@ def keep_weights_int8(source: Path, target: Path) -> None:
             return None
         if scaling.input[1] not in stored:
             return None
-        return scaling, cast.input[0], scaling.input[1]
+        return cast.input[0], scaling.input[1]
 
     rewritten: list[Any] = []
     added: list[Any] = []
     for node in graph.node:
         if node.op_type == "MatMul" and (found := int8_weight(node.input[1])):
-            _, q_name, scale_name = found
+            q_name, scale_name = found
             q = numpy_helper.to_array(stored[q_name])
             scale = numpy_helper.to_array(stored[scale_name]).reshape(-1).astype(np.float32)
             k, n = q.shape
@@ -84,7 +84,7 @@ def keep_weights_int8(source: Path, target: Path) -> None:
                 )
             )
         elif node.op_type == "Gather" and (found := int8_weight(node.input[0])):
-            _, q_name, scale_name = found
+            q_name, scale_name = found
             out, ids = node.output[0], node.input[1]
             rewritten += [
                 helper.make_node("Gather", [q_name, ids], [f"{out}.q"], axis=0),

@@ -22,6 +22,7 @@ import logging
 import os
 import sys
 import time
+from typing import Any
 
 log = logging.getLogger(__name__)
 
@@ -36,26 +37,32 @@ def limit_malloc_arenas() -> bool:
     A ``MALLOC_ARENA_MAX`` set by the user wins; elsewhere than Linux, or with a libc without
     ``mallopt``, nothing happens.
     """
-    if not sys.platform.startswith("linux") or os.environ.get("MALLOC_ARENA_MAX"):
+    mallopt = _glibc("mallopt", ctypes.c_int, ctypes.c_int)
+    if mallopt is None or os.environ.get("MALLOC_ARENA_MAX"):
         return False
-    try:
-        mallopt = ctypes.CDLL(None).mallopt
-    except (OSError, AttributeError):
-        return False
-    mallopt.argtypes = [ctypes.c_int, ctypes.c_int]
     return bool(mallopt(_M_ARENA_MAX, _ARENAS))
 
 
 def release_free_memory() -> None:
     """Return the free memory at the top and in the middle of glibc's heaps to the system
-    (``malloc_trim(0)``; a few ms). Call it after work that freed much (a checkpoint)."""
-    if not sys.platform.startswith("linux"):
+    (``malloc_trim(0)``, which walks the heaps: its cost grows with them). Call it after work
+    that freed much (a checkpoint)."""
+    trim = _glibc("malloc_trim", ctypes.c_size_t)
+    if trim is None:
         return
-    try:
-        trim = ctypes.CDLL(None).malloc_trim
-    except (OSError, AttributeError):
-        return
-    trim.argtypes = [ctypes.c_size_t]
     started = time.perf_counter()
     trim(0)
     log.debug("malloc_trim took %.1f ms", (time.perf_counter() - started) * 1000)
+
+
+def _glibc(name: str, *argtypes: Any) -> Any:
+    """The C library's function ``name`` with these argument types, or None off Linux or when
+    the libc has no such function."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        function = getattr(ctypes.CDLL(None), name)
+    except (OSError, AttributeError):
+        return None
+    function.argtypes = list(argtypes)
+    return function
