@@ -18,6 +18,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from bench.secrets_corpus import DATA, read_tsv
+from hippograph.service.screening import screen
 from hippograph.text import secrets_scan
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -28,6 +29,11 @@ CONTEXTS = [
     "CLI password",
     "URL credentials",
     "detect-secrets secret",
+    "token in a plain sentence",
+    "vendor and key in a sentence (with prefix)",
+    "vendor and key in a sentence (no prefix)",
+    "after 'API key is' (with prefix)",
+    "after 'API key is' (no prefix)",
 ]
 
 
@@ -67,6 +73,29 @@ def microseconds_per_scan(part: str, repeat: int = 3) -> float:
     return best * 1e6
 
 
+# One remember as a client sends it: every string of it is screened, field names included.
+REMEMBER = {
+    "content": "Priya moved the nightly export to the new cluster on Tuesday; the old cron stays off "
+    "until the audit (ticket OPS-1182) is closed.",
+    "entities": ["Priya", "nightly export", "OPS-1182"],
+    "tags": ["infra", "migration"],
+    "kind": "decision",
+    "scope": "team-platform",
+    "session_id": "V1StGXR8Z5jdHi6BmyT9q",
+}
+
+
+def microseconds_per_remember(repeat: int = 200) -> float:
+    """Best mean wall time of screening one remember's arguments (a fresh screen each time)."""
+    best = float("inf")
+    for _ in range(3):
+        start = time.perf_counter()
+        for _ in range(repeat):
+            screen(REMEMBER, "refuse")
+        best = min(best, (time.perf_counter() - start) / repeat)
+    return best * 1e6
+
+
 def misses(part: str) -> list[str]:
     wrong = []
     for line in read_tsv(DATA / f"secrets_{part}.tsv"):
@@ -81,10 +110,46 @@ def misses(part: str) -> list[str]:
     return wrong
 
 
+HELDOUT_FORMS = {
+    "bare": "token in a sentence with no credential word",
+    "vendor key": "vendor's name and 'key' in a sentence",
+    "api key is": "after 'API key is'",
+}
+
+
+def heldout_figures() -> dict[str, tuple[int, int]]:
+    """{row: (hits, lines)} on the Nosey Parker corpus the scanner was not written from."""
+    rows: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    for line in read_tsv(DATA / "heldout.tsv"):
+        prefix = "with prefix" if line["prefixed"] == "yes" else "no prefix"
+        for name in (f"{HELDOUT_FORMS[line['form']]} ({prefix})", "all held-out secrets"):
+            rows[name][0] += bool(secrets_scan.scan(line["text"]))
+            rows[name][1] += 1
+    for line in read_tsv(DATA / "heldout_ordinary.tsv"):
+        name = "ordinary developer text (false alarms)"
+        rows[name][0] += bool(secrets_scan.scan(line["text"]))
+        rows[name][1] += 1
+    return {name: (hit, total) for name, (hit, total) in sorted(rows.items())}
+
+
+def heldout_table() -> str:
+    out = [
+        "## Held out: secrets drawn from Nosey Parker's rules (never read line by line)",
+        "",
+        "| | caught |",
+        "|---|---|",
+    ]
+    for name, (hit, total) in heldout_figures().items():
+        out.append(f"| {name} | {hit / total:.1%} ({hit}/{total}) |")
+    return "\n".join(out)
+
+
 def table() -> str:
     dev, test = figures("dev"), figures("test")
     out = [
         "# Secret scanner on third-party corpora",
+        "",
+        "## Tuned on dev (gitleaks' and detect-secrets' formats; test: new values and sentences)",
         "",
         "| | dev | test |",
         "|---|---|---|",
@@ -101,6 +166,7 @@ def table() -> str:
         out.append(f"| {name} | {cells[0]} | {cells[1]} |")
     speed = [f"{microseconds_per_scan(part):.0f} µs" for part in ("dev", "test")]
     out.append(f"| mean time of one scan | {speed[0]} | {speed[1]} |")
+    out.append(f"| screening one remember's arguments | {microseconds_per_remember():.0f} µs | |")
     return "\n".join(out)
 
 
@@ -111,7 +177,7 @@ def main() -> None:
     args = parser.parse_args()
     if args.misses:
         print("\n".join(misses("dev")))
-    text = table()
+    text = table() + "\n\n" + heldout_table()
     print(text)
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "secrets.md").write_text(text + "\n", encoding="utf-8")

@@ -340,6 +340,36 @@ URL = [
     "mongodb+srv://admin:{p}@cluster0.abcd.mongodb.net/test",
     "proxy is http://user:{p}@proxy.corp:3128",
 ]
+# Sentences as people write them in a chat, where no credential word introduces the token...
+PLAIN = [
+    "pasted {s} into the runner settings this morning",
+    "Marta said {s} stopped working after the migration",
+    "{s} - that's the one for the nightly build",
+    "could you swap the old value for {s} before Friday?",
+    "the bot now runs with {s}, fingers crossed",
+    "found {s} in an old shell history on the build box",
+    "why does {s} get rejected by the staging cluster?",
+    "I'll put {s} in the team vault after lunch.",
+]
+# ... and where the vendor's name and the word key do, in many turns of phrase.
+VENDOR_KEY = [
+    "we rotated the {vendor} key yesterday, the new one is {s}",
+    "{vendor} key for the reporting job: {s}",
+    "Use {s} as the {vendor} key when the importer asks.",
+    "the {vendor} API key we share with the data team: {s}",
+    "Ops gave me a fresh {vendor} key ({s}) for the demo",
+    "{vendor} access key -> {s}",
+    "I think the {vendor} key in prod is still {s}, can you check?",
+    "the {vendor} secret key changed to {s} last night",
+    "new {vendor} token {s} expires in 30 days",
+    "{vendor} keys: staging uses {s} now",
+]
+API_KEY_IS = [
+    "our API key is {s}",
+    "For the {vendor} sandbox the API key is {s}.",
+    "FYI the API key is {s} until we rotate it",
+    "the {vendor} API key is {s}",
+]
 WORDS = "river falcon maple copper winter orbit cactus lemon tiger harbor velvet rocket puzzle".split()
 
 
@@ -404,11 +434,49 @@ def secret_lines(formats: list[dict[str, str]], part: str, seed: int) -> Iterato
             template = rng.choice(templates[context])
             label = "bare vendor token in prose" if context == "prose" else context
             yield label, f"gitleaks:{row['rule']}", template.format(s=sample, **fill)
+    yield from _sentence_lines(formats, part, seed)
     cli, url = _split(CLI, seed)[which], _split(URL, seed)[which]
     for _ in range(120):
         yield "CLI password", "generated", rng.choice(cli).format(p=fake_password(rng))
     for _ in range(60):
         yield "URL credentials", "generated", rng.choice(url).format(p=fake_password(rng))
+
+
+def _sentence_lines(formats: list[dict[str, str]], part: str, seed: int) -> Iterator[tuple[str, str, str]]:
+    """Each format's secrets in ordinary sentences: with no credential word (tokens that name
+    themselves), after the vendor's name and "key", after "API key is"; split by prefix."""
+    which = 0 if part == "dev" else 1
+    rng = random.Random(f"{seed}-{part}-sentences")
+    draw = _Draw(rng)
+    forms = {
+        name: _split(t, seed)[which]
+        for name, t in (("plain", PLAIN), ("vendor", VENDOR_KEY), ("api", API_KEY_IS))
+    }
+    for row in formats:
+        regex = re.compile(row["regex"])
+        samples = []
+        for _ in range(30):
+            match = regex.fullmatch(draw.pattern(row["regex"]))
+            sample = match and (match.group(1) if regex.groups and match.group(1) else match.group())
+            if sample and len(sample) >= 8 and not re.search(r"[\s'\"<>`]", sample):
+                samples.append(sample)
+            if len(samples) == 3:
+                break
+        if len(set(samples)) < 3:
+            continue
+        vendor = _vendor(row["rule"]).capitalize()
+        prefixed = literal_prefix(row["regex"]) >= 3 and row["style"] != "keyword"
+        with_prefix = "with prefix" if prefixed else "no prefix"
+        for sample in samples:
+            if prefixed:
+                yield (
+                    "token in a plain sentence",
+                    f"gitleaks:{row['rule']}",
+                    rng.choice(forms["plain"]).format(s=sample),
+                )
+            for form, label in (("vendor", "vendor and key in a sentence"), ("api", "after 'API key is'")):
+                line = rng.choice(forms[form]).format(s=sample, vendor=vendor)
+                yield f"{label} ({with_prefix})", f"gitleaks:{row['rule']}", line
 
 
 # --- ordinary developer text ----------------------------------------------------------------------

@@ -147,7 +147,7 @@ def test_a_turn_holding_a_secret_costs_only_that_turn(
     assert GITHUB_TOKEN not in "".join(contents) and GITHUB_TOKEN not in stop.stderr
     if mode == "refuse":
         assert sorted(contents) == sorted(TEXT_TURNS)
-        assert "line 14 (user) not captured" in stop.stderr and "GitHub" in stop.stderr
+        assert "line 14 (user) not captured" in stop.stderr and "github pat" in stop.stderr
     else:
         assert len(contents) == len(TEXT_TURNS) + 1
         assert "user: Use my token [REDACTED:" in "".join(contents)

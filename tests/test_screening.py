@@ -217,5 +217,5 @@ def test_no_write_path_keeps_a_secret_in_any_file(
         memory.close()
     assert outcomes == expected
     if mode == "redact":
-        assert "[REDACTED:github-token]" in exported and "[REDACTED:stripe-secret-key]" in exported
+        assert "[REDACTED:github-pat]" in exported and "[REDACTED:stripe-access-token]" in exported
     assert _files_holding(data_dir, tokens) == {}

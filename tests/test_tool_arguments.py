@@ -105,7 +105,7 @@ async def test_a_secret_in_a_tag_is_a_tool_error_naming_the_field(served: tuple[
     result = await client.call_tool("remember", {"content": "Ines pays by card", "tags": ["billing", token]})
     assert result.is_error
     message = _text(result)
-    assert "refused: tags[1] contains a Stripe secret key" in message
+    assert "refused: tags[1] contains a stripe access token" in message
     assert token.lower() not in message.lower()
     assert memory.graph.census.counts()["facts"] == 0
 

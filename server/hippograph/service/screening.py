@@ -15,7 +15,7 @@ What happens to a secret depends on the field holding it, the same on every path
   relation, entity names, aliases and types, ids, relation types and ends of an imported file,
   a correct query): refused in both settings. A masked identifier is not what the caller meant
   and merges things that differ: two entities named by two tokens would both be called
-  ``[REDACTED:github-token]``, a masked tag or scope would gather unrelated facts. A field
+  ``[REDACTED:github-pat]``, a masked tag or scope would gather unrelated facts. A field
   added later is an identifier until it is listed as prose: refused, never stored.
 
 Session ids are random by design (nanoids, hashes), so they are checked for credential formats

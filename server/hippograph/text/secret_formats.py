@@ -1,10 +1,12 @@
-"""The credential formats the secret scanner knows: vendor token shapes, and command-line password flags.
+"""What the scanner knows beside the rule set (`secret_rules`): wider vendor token shapes, and
+command-line password flags.
 
-Vendor tokens are self-identifying: a documented prefix, then a fixed alphabet and length, so
-one is a secret wherever it stands, bare in a sentence too. The shapes follow the vendors'
-documentation as collected by the gitleaks rule set (MIT; bench/data/secrets/README.md). A
-shape is listed only when its prefix cannot start ordinary text: Stripe object ids (``in_``,
-``price_``) and reCAPTCHA site keys are public, and have no entry.
+The rule set writes some formats more narrowly than vendors issue them (one token length where
+there are several, a keyword it requires beside a self-identifying prefix) or not at all (Discord
+bot tokens, Mailchimp keys bare). `VENDOR_TOKENS` keeps those wider shapes, and only those: an
+entry whose every drawn sample a rule also finds was dropped. A shape is listed only when its
+prefix cannot start ordinary text: Stripe object ids (``in_``, ``price_``) and reCAPTCHA site
+keys are public, and have no entry.
 
 Command lines carry passwords in flags whose meaning is fixed by the tool: ``mysql -pX``,
 ``curl -u user:X``, ``sshpass -p X``, ``--password X``. A short flag means "password" only
@@ -34,66 +36,22 @@ VENDOR_TOKENS: tuple[tuple[str, str], ...] = (
     ("Anthropic API key", r"sk-ant-[A-Za-z0-9_-]{20,250}"),
     ("OpenAI API key", r"sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,250}"),
     ("Stripe secret key", r"[sr]k_(?:live|test|prod)_[A-Za-z0-9]{16,250}|whsec_[A-Za-z0-9]{24,250}"),
-    ("Google API key", r"AIza[0-9A-Za-z_-]{35}"),
     ("Google OAuth client secret", r"GOCSPX-[A-Za-z0-9_-]{20,40}"),
     ("Google OAuth token", r"ya29\.[0-9A-Za-z_-]{20,2000}"),
-    ("npm token", r"npm_[A-Za-z0-9]{36}"),
     ("PyPI token", r"pypi-AgE[A-Za-z0-9_-]{50,1000}"),
     ("Hugging Face token", r"hf_[A-Za-z0-9]{30,40}|api_org_[A-Za-z]{34}"),
     ("SendGrid API key", r"SG\.[A-Za-z0-9_-]{16,32}\.[A-Za-z0-9_-]{32,64}|SG\.[A-Za-z0-9=_.-]{66}"),
-    ("Brevo API key", r"xkeysib-[a-f0-9]{64}-[A-Za-z0-9]{16}"),
     ("Mailgun API key", r"key-[0-9a-z]{32}"),
     ("Mailchimp API key", r"[0-9a-f]{32}-us\d{1,2}"),
     ("Discord bot token", r"[MNO][A-Za-z0-9_-]{23,25}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,38}"),
-    ("Twilio API key", r"SK[0-9a-fA-F]{32}"),
     ("DigitalOcean token", r"do[opr]_v1_[a-fA-F0-9]{64}"),
-    ("Databricks token", r"dapi[a-f0-9]{32}(?:-\d)?"),
     ("Sentry token", r"sntry[us]_[A-Za-z0-9+/=_]{40,1000}"),
     ("Airtable token", r"pat[A-Za-z0-9]{14}\.[a-f0-9]{64}"),
-    ("age secret key", r"AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}"),
-    (
-        "1Password token",
-        r"ops_eyJ[A-Za-z0-9+/]{250,5000}={0,3}|A3-[A-Z0-9]{6}-(?:[A-Z0-9]{11}|[A-Z0-9]{6}-[A-Z0-9]{5})(?:-[A-Z0-9]{5}){3}",
-    ),
-    ("Adobe client secret", r"p8e-[A-Za-z0-9]{32}"),
-    ("Alibaba access key id", r"LTAI[A-Za-z0-9]{20}"),
-    ("Artifactory token", r"AKCp[A-Za-z0-9]{69}|cmVmd[A-Za-z0-9]{59}"),
-    ("ClickHouse Cloud key", r"4b1d[A-Za-z0-9]{38}"),
-    ("Clojars token", r"(?i:CLOJARS_[a-z0-9]{60})"),
-    ("Cloudflare origin CA key", r"v1\.0-[a-f0-9]{24}-[a-f0-9]{146}"),
     ("Doppler token", r"dp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,44}"),
-    ("Duffel token", r"duffel_(?:test|live)_[A-Za-z0-9_=-]{43}"),
-    ("Dynatrace token", r"dt0c01\.[A-Za-z0-9]{24}\.[A-Za-z0-9]{64}"),
-    ("EasyPost key", r"EZ[AT]K[A-Za-z0-9]{54}"),
-    ("Facebook access token", r"EAA[MC][A-Za-z0-9]{100,2000}"),
     ("Flutterwave key", r"FLW(?:SECK|PUBK)_TEST-[A-Ha-h0-9]{12,32}(?:-X)?"),
     ("Fly.io token", r"fo1_[\w-]{43}|fm[12][ar]?_[A-Za-z0-9+/]{100,2000}={0,3}"),
-    ("Frame.io token", r"fio-u-[A-Za-z0-9_=-]{64}"),
-    (
-        "Grafana token",
-        r"eyJrIjoi[A-Za-z0-9]{70,400}={0,3}|glc_[A-Za-z0-9+/]{32,400}={0,3}|glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}",
-    ),
-    ("Harness token", r"(?:pat|sat)\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9]{24}\.[A-Za-z0-9]{20}"),
     ("HashiCorp Vault token", r"hv[sbr]\.[\w-]{24,300}"),
-    ("Heroku API key", r"HRKU-AA[0-9A-Za-z_-]{58}"),
-    ("Infracost token", r"ico-[A-Za-z0-9]{32}"),
-    ("42 Intra client secret", r"s-s4t2(?:ud|af)-[A-Fa-f0-9]{64}"),
-    ("Linear API key", r"lin_api_[A-Za-z0-9]{40}"),
-    ("Octopus Deploy API key", r"API-[A-Z0-9]{26}"),
-    ("OpenShift token", r"sha256~[\w-]{43}"),
-    ("Perplexity API key", r"pplx-[A-Za-z0-9]{48}"),
-    ("PlanetScale token", r"pscale_(?:pw|tkn|oauth)_[\w=.-]{32,64}"),
-    ("Postman API key", r"PMAK-[A-Fa-f0-9]{24}-[A-Fa-f0-9]{34}"),
-    ("Prefect API key", r"pnu_[A-Za-z0-9]{36}"),
-    ("Pulumi token", r"pul-[a-f0-9]{40}"),
-    ("ReadMe API key", r"rdme_[a-z0-9]{70}"),
-    ("RubyGems API key", r"rubygems_[a-f0-9]{48}"),
-    ("Scalingo token", r"tk-us-[\w-]{48}"),
-    ("SettleMint token", r"sm_[ap]at_[A-Za-z0-9]{16}|sm_sat_[A-Za-z0-9]{16}"),
-    ("Shippo token", r"shippo_(?:live|test)_[A-Fa-f0-9]{40}"),
-    ("Shopify token", r"shp(?:ss|at|ca|pa)_[A-Fa-f0-9]{32}"),
     ("Square token", r"sq0(?:atp|csp)-[\w-]{22,60}|EAAA[\w-]{22,60}"),
-    ("GitLab session cookie", r"_gitlab_session=[0-9a-z]{32}"),
 )
 
 # Where a command line puts a password: (tool, flag) patterns ending just before the value.

@@ -25,7 +25,10 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
+from hippograph.text.secret_context import context_findings, prefixed_token_findings
 from hippograph.text.secret_formats import CLI_PASSWORD, VENDOR_TOKENS
+from hippograph.text.secret_rules import RULES
+from hippograph.text.secret_rules import findings as rule_findings
 
 __all__ = ["SecretFinding", "describe", "redact", "scan"]
 
@@ -132,11 +135,6 @@ def _password_like(value: str, quoted: bool = False) -> bool:
     shaped = _has(value, "[A-Za-z]", r"[0-9]|[^\w\s]")
     prose = not (_NOT_PROSE_PASSWORD.fullmatch(value) or _REFERENCE.fullmatch(value))
     return shaped and prose and _not_placeholder(value)
-
-
-def _credential_like(value: str, quoted: bool = False) -> bool:
-    """Prose ("the Heroku API key is X") needs a value that reads like a key: long, mixed."""
-    return len(value) >= 16 and _digit_and_letter(value) and _password_like(value)
 
 
 def _digit_and_letter(value: str, quoted: bool = False) -> bool:
@@ -249,9 +247,6 @@ _DETECTORS: tuple[_Detector, ...] = (
     _prose("password", r"password|passphrase|passcode", _password_like),
     _assignment("credential assignment", _CREDENTIAL_KEY, _credential_value),
     _assignment("credential assignment", _KEY, _key_value),
-    _prose(
-        "credential", r"api[ _-]?key|(?:access|auth|secret) key|token|secret|client secret", _credential_like
-    ),
 )
 
 
@@ -333,56 +328,84 @@ def _entropy_findings(text: str) -> Iterable[tuple[int, int]]:
 
 # Shapes no detector can flag, answered without running them (an import scans every string of
 # every record, most of them ids and times): under 7 characters (the shortest finding is
-# `pwd=abc`), hippograph's own ids, ISO times and plain numbers (no lowercase letter, so not random).
+# `pwd=abc`), hippograph's own ids, ISO times, plain numbers (no lowercase letter, so not random)
+# and names of a few short words (field names, kinds, tags, most entity names: no format is all
+# letters in words of under 16, and a value after a credential word is longer or mixed).
 _NOTHING_TO_FIND = re.compile(
-    r".{0,6}|[fe]_[0-9a-f]{16}|\d{4}-\d\d-\d\d(?:[T ]\d\d:\d\d(?::\d\d(?:\.\d{1,9})?)?)?(?:Z|[+-]\d\d:?\d\d)?"
+    r".{0,6}|[a-z_]{1,40}|(?:[A-Za-z]{1,15} ){0,5}[A-Za-z]{1,15}|[fe]_[0-9a-f]{16}"
+    r"|\d{4}-\d\d-\d\d(?:[T ]\d\d:\d\d(?::\d\d(?:\.\d{1,9})?)?)?(?:Z|[+-]\d\d:?\d\d)?"
     r"|[+-]?\d{1,40}(?:\.\d{1,40})?",
     re.DOTALL,
 )
 
 
-# A token of a known vendor format is a secret wherever it stands: one pass finds them all.
-_VENDOR = re.compile(_B + "(?:" + "|".join(f"(?:{p})" for _, p in VENDOR_TOKENS) + ")" + _E)
-_VENDOR_KINDS = tuple((kind, re.compile(pattern)) for kind, pattern in VENDOR_TOKENS)
+# Priorities: lower is more specific, and names a span where findings overlap. The rule set's
+# vendor formats come right after private key blocks; its catch-all rule (generic-api-key) and the
+# entropy detector, which name no vendor, last.
+_VENDOR_RULES = tuple(rule for rule in RULES if not rule.id.startswith("generic"))
+_RULE_PRIORITY = {rule.id: 1 + i for i, rule in enumerate(_VENDOR_RULES)}
+_WIDER_BASE = 1 + len(_VENDOR_RULES)
+_DETECTOR_BASE = _WIDER_BASE + len(VENDOR_TOKENS)
+# The wider vendor shapes, in one pass; the first kind whose pattern matches names a token.
+_WIDER = re.compile(_B + "(?:" + "|".join(f"(?:{p})" for _, p in VENDOR_TOKENS) + ")" + _E)
+_WIDER_KINDS = tuple((kind, re.compile(pattern)) for kind, pattern in VENDOR_TOKENS)
 # Formats wide enough to spell ordinary words need a sign of randomness.
-_VENDOR_ACCEPT: dict[str, Accept] = {
+_WIDER_ACCEPT: dict[str, Accept] = {
     "OpenAI API key": _digit_and_letter,
     "Mailgun API key": _digit_and_letter,
     "Hugging Face token": lambda value, quoted: _has(value, "[0-9]|[A-Z].*[a-z]|[a-z].*[A-Z]"),
 }
-# Priority = position here: lower is more specific, and names a span where findings overlap.
-_KINDS = (
-    _DETECTORS[0].kind,
-    *(kind for kind, _ in VENDOR_TOKENS),
-    *(detector.kind for detector in _DETECTORS[1:]),
-    _ENTROPY_KIND,
-)
 
 
-def _vendor_findings(text: str) -> Iterable[tuple[int, int, int]]:
-    for match in _VENDOR.finditer(text):
+_PUBLIC_KEY_NAME = re.compile(r"(?i)(?:site|public|publishable)[ _.-]?key[^\n]{0,20}$")
+
+
+def _public_or_digest(text: str, start: int) -> bool:
+    """`site_key: 6Lc...`, `public key: ...`: public by design; `SHA256:...`: a digest."""
+    return bool(
+        _PUBLIC_KEY_NAME.search(text, max(0, start - 40), start)
+        or _DIGEST.search(text, max(0, start - 8), start)
+    )
+
+
+def _wider_findings(text: str) -> Iterable[tuple[int, int, int, str]]:
+    for match in _WIDER.finditer(text):
         token = match.group()
-        index = next((i for i, (_, p) in enumerate(_VENDOR_KINDS) if p.fullmatch(token)), 0)
-        accept = _VENDOR_ACCEPT.get(_VENDOR_KINDS[index][0])
+        index = next((i for i, (_, p) in enumerate(_WIDER_KINDS) if p.fullmatch(token)), 0)
+        kind = _WIDER_KINDS[index][0]
+        accept = _WIDER_ACCEPT.get(kind)
         if accept is None or accept(token, False):
-            yield match.start(), match.end(), 1 + index
+            yield match.start(), match.end(), _WIDER_BASE + index, kind
 
 
-def _raw_findings(text: str, entropy: bool = True) -> Iterable[tuple[int, int, int]]:
-    """(start, end, priority) for every detector hit; lower priority numbers are more specific."""
-    yield from _vendor_findings(text)
+_GENERIC_PRIORITY = _DETECTOR_BASE + len(_DETECTORS)
+_CONTEXT_PRIORITY = _GENERIC_PRIORITY + 1
+_ENTROPY_PRIORITY = _CONTEXT_PRIORITY + 1
+
+
+def _raw_findings(text: str, entropy: bool = True) -> Iterable[tuple[int, int, int, str]]:
+    """(start, end, priority, kind) for every detector hit; lower priority numbers are more specific."""
+    for start, end, rule in rule_findings(text):
+        if rule.id.startswith("generic") and _public_or_digest(text, start):
+            continue
+        yield start, end, _RULE_PRIORITY.get(rule.id, _GENERIC_PRIORITY), rule.kind
+    yield from _wider_findings(text)
     for index, detector in enumerate(_DETECTORS):
-        priority = index + len(VENDOR_TOKENS) if index else 0
+        priority = index + _DETECTOR_BASE if index else 0
         for match in detector.pattern.finditer(text):
             group = next((g for g in detector.groups if match.group(g) is not None), 0)
             start, end = match.span(group)
             quoted = group in ("dq", "sq", "bq")
             if start == end or (detector.accept and not detector.accept(match.group(group), quoted)):
                 continue
-            yield start, end, priority
-    if entropy:
+            yield start, end, priority, detector.kind
+    if entropy:  # the detectors of random-looking values, after a credential word or a prefix
+        for start, end in context_findings(text):
+            yield start, end, _CONTEXT_PRIORITY, "credential"
+        for start, end in prefixed_token_findings(text):
+            yield start, end, _CONTEXT_PRIORITY, "token"
         for start, end in _entropy_findings(text):
-            yield start, end, len(_KINDS) - 1
+            yield start, end, _ENTROPY_PRIORITY, _ENTROPY_KIND
 
 
 def scan(text: str, *, entropy: bool = True) -> list[SecretFinding]:
@@ -391,17 +414,17 @@ def scan(text: str, *, entropy: bool = True) -> list[SecretFinding]:
     only, for values random by design (session ids), which the entropy detector would flag."""
     if _NOTHING_TO_FIND.fullmatch(text):
         return []
-    merged: list[list[int]] = []  # [start, end, priority]
-    for start, end, priority in sorted(_raw_findings(text, entropy)):
+    merged: list[tuple[int, int, int, str]] = []  # (start, end, priority, kind)
+    for start, end, priority, kind in sorted(_raw_findings(text, entropy)):
         if merged and start < merged[-1][1]:
             last = merged[-1]
-            last[1], last[2] = max(last[1], end), min(last[2], priority)
+            named = min(last[2:], (priority, kind))
+            merged[-1] = (last[0], max(last[1], end), *named)
         else:
-            merged.append([start, end, priority])
+            merged.append((start, end, priority, kind))
     line_starts = [0, *(m.end() for m in re.finditer("\n", text))]
     findings = []
-    for start, end, priority in merged:
-        kind = _KINDS[priority]
+    for start, end, _, kind in merged:
         line = bisect_right(line_starts, start)
         column = start - line_starts[line - 1] + 1
         findings.append(SecretFinding(kind, start, end, line, column, bisect_right(line_starts, end - 1)))
@@ -431,6 +454,14 @@ _PLAIN_NAME = {
 }
 
 
+def _plain_name(kind: str) -> str:
+    """What the caller would call it: a password, a token, a key ("github pat": a token)."""
+    if kind in _PLAIN_NAME:
+        return _PLAIN_NAME[kind]
+    last = kind.split()[-1].lower()
+    return last if last in ("password", "token", "key", "secret") else "token"
+
+
 def _article(kind: str) -> str:
     first = kind.split()[0]
     spelled_out = (first.isupper() or first == "npm") and first[0].upper() in "AEFHILMNORSX"
@@ -449,7 +480,7 @@ def describe(findings: Sequence[SecretFinding], *, field: str = "the content", m
     if len(findings) > _SHOWN:
         named.append(f"{len(findings) - _SHOWN} more")
     listed = named[0] if len(named) == 1 else ", ".join(named[:-1]) + " and " + named[-1]
-    plain = _PLAIN_NAME.get(findings[0].kind, findings[0].kind)
+    plain = _plain_name(findings[0].kind)
     them = "it" if len(findings) == 1 else "them"
     if not maskable:
         return (

@@ -1,0 +1,204 @@
+"""Secrets told in a sentence: a random-looking value after a credential word.
+
+People paste keys into chat the way they talk: "we rotated the Adobe key yesterday, the new one
+is X", "FYI the API key is X until Friday", "new Plaid token X expires soon". No format says
+where such a value starts, so this looks at the few words after a credential word (key, token,
+secret, password, credentials, ...) in the same sentence, and takes the first one shaped like a
+generated secret: long, random-looking, not a word, name, path, link, date, version or id.
+
+What ids look like is the other half: a commit, a digest, a fingerprint or a request id after
+"key" is named as such ("the key change is in commit 3f2a9c1..."), so a value after such a word
+is not taken. Public keys (site keys, publishable keys, public keys) are public by design.
+
+Pure: no I/O, no logging; every repetition is bounded.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Iterator
+
+__all__ = ["context_findings", "prefixed_token_findings", "secret_shaped"]
+
+# A credential word: `key`, `API key`, `tokens`, `client secret`, `passphrase`; not a site key.
+_CREDENTIAL_WORD = re.compile(
+    r"(?i)(?<![a-z])(?<!site )(?<!site-)(?<!public )(?<!publishable )(?<!primary )(?<!foreign )(?<!sort )"
+    r"(?<![/:@])(?:key|token|secret|password|passwd|passphrase|passcode|credential|pat)s?(?![a-z])(?![_-]\w|@)"
+)
+# An id named right before a value says what the value is: "commit 3f2a...", "request id ...".
+_ID_WORD = re.compile(
+    r"(?i)commit|sha\d{0,3}|hash|checksum|digest|fingerprint|uuid|ids?|build|version|revision|rev|"
+    r"image|trace|request|order|ticket|issue|account|user|customer|project|org"
+)
+# A credential word that describes an attribute: "token budget 8192", "key length", "secret name".
+_ATTRIBUTE_WORD = re.compile(
+    r"(?i)length|size|count|limit|budget|ttl|expiry|name|field|column|variable|env|header|file|path|"
+    r"url|endpoint|type|format|rotation|scope|scopes|usage"
+)
+_ASSIGNED = re.compile(r"[\"'`(\[{]*([A-Za-z_][\w.-]{0,60})=([^=].*)")
+_TOLD = re.compile(
+    r"(?:[ \t]*[:=]|[ \t]+(?:is|was|is now|now is|->|=>|=|:|-)[ \t]*:?)"
+    r"[ \t]*[\"'`]?(?P<value>[^\s\"'`]{10,400})"
+)
+_SENTENCE_END = re.compile(r"[.!?](?=\s|$)|\n")
+_WORD = re.compile(r"[^\s\"'`]+")
+_EDGE = "\"'`()[]{}<>.,;:!?*"  # quoting and punctuation around a value
+_WINDOW = 90  # characters after the credential word: "... key for the staging job we set up is X"
+_MAX_WORDS = 10
+
+_NOT_A_VALUE = re.compile(
+    r".*://.*|[\w.+-]+@[\w-]+\.[\w.-]+|[~./\\].*"  # links, addresses, paths
+    r"|[$@].*|%\w+%|\{.*|<.*|0x[0-9a-fA-F]+"  # variables, templates, number literals
+    r"|v?\d+(?:\.\d+){1,3}(?:[-+][\w.]+)?"  # versions
+    r"|\d{4}-\d\d-\d\d(?:[T ].*)?|\d{1,2}:\d\d(?::\d\d)?"  # dates and times
+    r"|[a-z]+(?:[_.-][a-z]+)+\d{0,4}|[A-Z]+(?:_[A-Z]+)+"  # snake_case, dotted.names, ENV_NAMES
+    r"|(?i:.*(?:redacted|example|placeholder|x{6}|\*{3}).*)"
+    r"|(?i:sha\d{0,3}|md5)[:-].*"  # labelled digests: SHA256:..., sha512-...
+    r"|(?:ssh|ecdsa|sk-ssh)-[\w@.-]+|AAAA[A-Za-z0-9+/]{60,}={0,3}"  # SSH key types, public key bodies
+    r"|.*(?<![A-Za-z0-9.])\d{1,3}\.\d{1,3}(?![A-Za-z0-9]).*",  # a version inside: ubuntu-22.04-lts
+)
+_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+_RUN = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
+_SPELLED_WORD = re.compile(r"(?=.*[aeiouyAEIOUY])(?:[A-Z]?[a-z]{2,}|[A-Z]{3,})")  # `cache`, `Linux`, `PROD`
+
+
+def _entropy(text: str) -> float:
+    n = len(text)
+    return -sum(c / n * math.log2(c / n) for c in Counter(text).values())
+
+
+# The letter pairs that make up 90% of those in English words: the 193 most frequent pairs in
+# the 21,358 words of 3+ letters of the embedding model's vocabulary (bert-base-uncased). A
+# random pair of letters is one of them about one time in four.
+_COMMON_BIGRAMS = frozenset(
+    """
+    ab ac ad ag ai al am an ap ar as at au av ay ba be bi bl bo br bu ca ce ch ci ck cl co
+    cr ct cu da de di do dr ds du ea ec ed ee ef eg ei el em en ep er es et ev ex ey fa fe
+    fi fl fo fr ga ge gh gi go gr gu ha he hi ho ia ic id ie if ig il im in io ip ir is it
+    iv ke ki la ld le li ll lo ls lt lu ly ma mb me mi mm mo mp na nc nd ne ng ni nn no ns
+    nt oc od og ol om on oo op or os ot ou ov ow pa pe ph pi pl po pp pr pt qu ra rc rd re
+    rg ri rm rn ro rr rs rt ru ry sa sc se sh si sl so sp ss st su ta te th ti tl to tr ts
+    tt tu ty ua uc ue ui ul um un ur us ut va ve vi wa we wi
+    """.split()
+)
+
+
+def _wordlike(run: str) -> bool:
+    """A run of letters spelled like an English word (`cache`, `Linux`, `replica`): at most one
+    pair in three outside the common ones. Random letters (`kxqfo`) rarely manage three in a row."""
+    if len(run) < 3:
+        return False
+    lowered = run.lower()
+    rare = sum(lowered[i : i + 2] not in _COMMON_BIGRAMS for i in range(len(run) - 1))
+    return rare * 3 <= len(run) - 1
+
+
+def _path(value: str) -> bool:
+    """`uploads/2026/03/18/IMG_4821.HEIC`, `prod/api/keys`: a file name, or folders of words and
+    numbers. Base64 has slashes too, between random runs."""
+    if "/" not in value:
+        return False
+    if re.search(r"\.[A-Za-z][A-Za-z0-9]{1,4}$", value):
+        return True
+    segments = [p for p in re.split(r"[/_.-]+", value) if p]
+    return all(p.isdigit() or _wordlike(p) or len(p) < 3 for p in segments)
+
+
+def secret_shaped(value: str) -> bool:
+    """A value shaped like a generated secret, not like something a person or a program names."""
+    if len(value) < 10 or len(value) > 400 or _NOT_A_VALUE.fullmatch(value) or _path(value):
+        return False
+    if _UUID.fullmatch(value):
+        return True  # many vendors issue keys as UUIDs; an id's UUID is named as one (`request_id=`)
+    digits = sum(c.isdigit() for c in value)
+    letters = sum(c.isalpha() for c in value)
+    if digits == len(value):
+        return len(value) >= 16  # an account number or a phone number is shorter
+    if re.fullmatch(r"[0-9a-fA-F]+", value):
+        return len(value) >= 16 and digits > 0 and letters > 0
+    # A name made of words (`build-cache-linux-x64-3f2a9c`, `prod-bastion-2024`); a token
+    # starts with at most one (`live_...`, `sk-proj-...`).
+    if sum(_SPELLED_WORD.fullmatch(p) is not None for p in re.split(r"[-_.:/]+", value)) >= 2:
+        return False
+    # Words spelled out (`deploy2production`, `Release2024Notes`) cover most of a name.
+    if sum(len(r) for r in _RUN.findall(value) if _wordlike(r)) * 2 >= len(value):
+        return False
+    if letters == 0 or (digits == 0 and letters == len(value) and len(value) < 16):
+        return False  # `123-456-7890`; a short run of letters is a word or a name
+    # Random text of n characters has nearly n distinct ones until the alphabet runs out.
+    return _entropy(value) >= min(3.0, math.log2(len(value)) - 0.9)
+
+
+def _told_shaped(value: str) -> bool:
+    """Right after "key is" a value needs less to be taken for the key: letters and digits mixed,
+    not a word, name, link, version or date."""
+    if secret_shaped(value):
+        return True
+    mixed = any(c.isdigit() for c in value) and any(c.isalpha() for c in value)
+    spelled = sum(len(r) for r in _RUN.findall(value) if _wordlike(r))
+    plain = not (_NOT_A_VALUE.fullmatch(value) or _path(value))
+    return len(value) >= 10 and mixed and spelled * 2 < len(value) and plain
+
+
+def context_findings(text: str) -> Iterator[tuple[int, int]]:
+    """(start, end) of each value shaped like a secret that a credential word introduces, in the
+    same sentence and within a few words, with no other kind of id named in between: after the
+    word ("the API key is X") or before it ("use X as the Stripe key")."""
+    for word in _CREDENTIAL_WORD.finditer(text):
+        told = _TOLD.match(text, word.end())  # "the API key is X", "token: X": X is the key
+        if told and _told_shaped(told.group("value").rstrip(_EDGE)):
+            yield told.start("value"), told.start("value") + len(told.group("value").rstrip(_EDGE))
+            continue
+        stop = _SENTENCE_END.search(text, word.end(), word.end() + _WINDOW)
+        after = list(_WORD.finditer(text, word.end(), stop.start() if stop else word.end() + _WINDOW))
+        begin = max(0, word.start() - _WINDOW)
+        begin = max([begin, *(m.end() for m in _SENTENCE_END.finditer(text, begin, word.start()))])
+        before = list(_WORD.finditer(text, begin, word.start()))[-_MAX_WORDS:]
+        for words, backwards in ((after[:_MAX_WORDS], False), (before, True)):
+            found = _first_secret(words, backwards)
+            if found:
+                yield found
+                break
+
+
+def _first_secret(words: list[re.Match[str]], backwards: bool) -> tuple[int, int] | None:
+    """The first secret-shaped value among `words` (in text order), read away from the credential
+    word: forwards after it, backwards before it."""
+    pairs = [_ASSIGNED.fullmatch(w.group()) for w in words]  # `expires_in=3600`: a name, a value
+    values = [
+        (p.group(2) if p else w.group()).strip(_EDGE).lstrip("=") for w, p in zip(words, pairs, strict=True)
+    ]
+    for i in range(len(words) - 1, -1, -1) if backwards else range(len(words)):
+        raw, value, pair = words[i].group(), values[i], pairs[i]
+        parts = [*re.split(r"[^A-Za-z0-9]+", pair.group(1) if pair else ""), value]
+        if any(_ATTRIBUTE_WORD.fullmatch(p) or _CREDENTIAL_WORD.fullmatch(p) for p in parts):
+            return None  # "token budget 8192", "key length", another credential word: not this value
+        # "commit 3f2a...", "request_id=8f14...": a value right after an id's name is that id.
+        named = any(map(_ID_WORD.fullmatch, parts[:-1])) or (i > 0 and _ID_WORD.fullmatch(values[i - 1]))
+        if value and not named and secret_shaped(value):
+            offset = words[i].start() + raw.rindex(value)
+            return offset, offset + len(value)
+    return None
+
+
+# A vendor's token names itself: a short lowercase prefix, a separator, then a long random body
+# (`ghp_...`, `glpat-...`, `sk-proj-...`). The rule set knows many prefixes, not every vendor's;
+# this finds the shape. Ids are built the same way but shorter (Stripe's `ch_` + 24), or hex.
+_PREFIXED = re.compile(
+    r"(?<![\w.+/=-])[A-Za-z][a-z0-9]{1,9}[_.-](?:[a-z0-9]{1,10}[_.-]){0,2}"
+    r"(?P<body>[A-Za-z0-9](?:[\w.-]{0,300}[A-Za-z0-9])?)(?![\w+/=-])"
+)
+
+
+def prefixed_token_findings(text: str) -> Iterator[tuple[int, int]]:
+    """(start, end) of each token shaped like a vendor's self-identifying secret."""
+    for match in _PREFIXED.finditer(text):
+        body = match.group("body")
+        if len(body) < 26:  # ids are shorter: Stripe's `ch_` and OpenAI's `file-` take 24
+            continue
+        classes = sum(any(f(c) for c in body) for f in (str.isupper, str.islower, str.isdigit))
+        hex_id = re.fullmatch(r"[0-9a-f]+|[0-9A-F]+", body)  # `req_<32 hex>`: request ids, digests
+        if classes >= 2 and not hex_id and _entropy(body) >= 4 and secret_shaped(body):
+            yield match.span()
