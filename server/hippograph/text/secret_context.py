@@ -18,9 +18,9 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
-__all__ = ["context_findings", "prefixed_token_findings", "secret_shaped"]
+__all__ = ["context_findings", "named", "prefixed_token_findings", "secret_shaped"]
 
 # A credential word: `key`, `API key`, `tokens`, `client secret`, `passphrase`; not a site key.
 _CREDENTIAL_WORD = re.compile(
@@ -42,6 +42,12 @@ _TOLD = re.compile(
     r"(?:[ \t]*[:=]|[ \t]+(?:is|was|is now|now is|->|=>|=|:|-)[ \t]*:?)"
     r"[ \t]*[\"'`]?(?P<value>[^\s\"'`]{10,400})"
 )
+# A service named right before the credential word: "Plaid token", "the Zorbly API key".
+_NAMED_SERVICE = re.compile(
+    r"(?<![\w.-])(?!(?:The|A|An|My|Our|Your|Their|This|That|New|Old|Same|Each|Every|No|Any)\b)"
+    r"(?:[A-Z][A-Za-z0-9]*[a-z0-9][A-Za-z0-9]*|[A-Z]{2,})"
+    r"(?:[ \t]+(?:API|api|access|secret|private|auth))?[ \t]+$"
+)
 _SENTENCE_END = re.compile(r"[.!?](?=\s|$)|\n")
 _WORD = re.compile(r"[^\s\"'`]+")
 _EDGE = "\"'`()[]{}<>.,;:!?*"  # quoting and punctuation around a value
@@ -50,7 +56,7 @@ _MAX_WORDS = 10
 
 _NOT_A_VALUE = re.compile(
     r".*://.*|[\w.+-]+@[\w-]+\.[\w.-]+|[~./\\].*"  # links, addresses, paths
-    r"|[$@].*|%\w+%|\{.*|<.*|0x[0-9a-fA-F]+"  # variables, templates, number literals
+    r"|[$@].*|%\w+%|\{.*|<.*|0x[0-9a-fA-F]+|arn:.*"  # variables, templates, number literals
     r"|v?\d+(?:\.\d+){1,3}(?:[-+][\w.]+)?"  # versions
     r"|\d{4}-\d\d-\d\d(?:[T ].*)?|\d{1,2}:\d\d(?::\d\d)?"  # dates and times
     r"|[a-z]+(?:[_.-][a-z]+)+\d{0,4}|[A-Z]+(?:_[A-Z]+)+"  # snake_case, dotted.names, ENV_NAMES
@@ -59,6 +65,7 @@ _NOT_A_VALUE = re.compile(
     r"|(?:ssh|ecdsa|sk-ssh)-[\w@.-]+|AAAA[A-Za-z0-9+/]{60,}={0,3}"  # SSH key types, public key bodies
     r"|.*(?<![A-Za-z0-9.])\d{1,3}\.\d{1,3}(?![A-Za-z0-9]).*",  # a version inside: ubuntu-22.04-lts
 )
+_HEX = re.compile(r"[0-9a-f]+|[0-9A-F]+")
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 _RUN = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
 _SPELLED_WORD = re.compile(r"(?=.*[aeiouyAEIOUY])(?:[A-Z]?[a-z]{2,}|[A-Z]{3,})")  # `cache`, `Linux`, `PROD`
@@ -106,6 +113,15 @@ def _path(value: str) -> bool:
     return all(p.isdigit() or _wordlike(p) or len(p) < 3 for p in segments)
 
 
+def named(value: str) -> bool:
+    """A name made of words (`build-cache-linux-x64`, `kms-key-prod-2024`: a token starts with at
+    most one, `live_...`, `sk-proj-...`) or of short codes (`AES-256-GCM`, `backup_2024_05_01`)."""
+    segments = [p for p in re.split(r"[-_.:/]+", value) if p]
+    words = sum(_SPELLED_WORD.fullmatch(p) is not None for p in segments)
+    codes = all(len(p) <= 6 and (p.isalpha() or p.isdigit()) for p in segments)
+    return words >= 2 or (len(segments) >= 3 and codes)
+
+
 def secret_shaped(value: str) -> bool:
     """A value shaped like a generated secret, not like something a person or a program names."""
     if len(value) < 10 or len(value) > 400 or _NOT_A_VALUE.fullmatch(value) or _path(value):
@@ -118,28 +134,36 @@ def secret_shaped(value: str) -> bool:
         return len(value) >= 16  # an account number or a phone number is shorter
     if re.fullmatch(r"[0-9a-fA-F]+", value):
         return len(value) >= 16 and digits > 0 and letters > 0
-    # A name made of words (`build-cache-linux-x64-3f2a9c`, `prod-bastion-2024`); a token
-    # starts with at most one (`live_...`, `sk-proj-...`).
-    if sum(_SPELLED_WORD.fullmatch(p) is not None for p in re.split(r"[-_.:/]+", value)) >= 2:
+    if named(value):
         return False
     # Words spelled out (`deploy2production`, `Release2024Notes`) cover most of a name.
     if sum(len(r) for r in _RUN.findall(value) if _wordlike(r)) * 2 >= len(value):
         return False
     if letters == 0 or (digits == 0 and letters == len(value) and len(value) < 16):
         return False  # `123-456-7890`; a short run of letters is a word or a name
+    if digits and len(value) < 16 and len(re.findall(r"[A-Za-z]+|\d+", value)) <= 2:
+        return False  # a word and a number: `jsmith2024`, `INC-20240513`, `build_4821`
     # Random text of n characters has nearly n distinct ones until the alphabet runs out.
     return _entropy(value) >= min(3.0, math.log2(len(value)) - 0.9)
 
 
 def _told_shaped(value: str) -> bool:
-    """Right after "key is" a value needs less to be taken for the key: letters and digits mixed,
-    not a word, name, link, version or date."""
+    """Right after "key is", or after a service's name ("the Plaid token"), a value needs less to
+    be taken for the key: ten characters that are not a word, a name, a link, a version or a date,
+    nor a word and a number (`jsmith2024`, `INC-20240513`): twelve digits, ten hex digits,
+    twelve letters that spell nothing, or letters and digits mixed."""
     if secret_shaped(value):
         return True
-    mixed = any(c.isdigit() for c in value) and any(c.isalpha() for c in value)
+    if len(value) < 10 or _NOT_A_VALUE.fullmatch(value) or _path(value) or named(value):
+        return False
+    if value.isdigit():
+        return len(value) >= 12
     spelled = sum(len(r) for r in _RUN.findall(value) if _wordlike(r))
-    plain = not (_NOT_A_VALUE.fullmatch(value) or _path(value))
-    return len(value) >= 10 and mixed and spelled * 2 < len(value) and plain
+    if spelled * 2 >= len(value):
+        return False
+    if not any(c.isdigit() for c in value):
+        return len(value) >= 12  # letters (and signs) that spell nothing
+    return len(re.findall(r"[A-Za-z]+|\d+", value)) > 2  # not a word and a number
 
 
 def context_findings(text: str) -> Iterator[tuple[int, int]]:
@@ -156,14 +180,20 @@ def context_findings(text: str) -> Iterator[tuple[int, int]]:
         begin = max(0, word.start() - _WINDOW)
         begin = max([begin, *(m.end() for m in _SENTENCE_END.finditer(text, begin, word.start()))])
         before = list(_WORD.finditer(text, begin, word.start()))[-_MAX_WORDS:]
+        # "the Plaid token ...", "our API key ...": a named service's key takes less to be one.
+        shaped = (
+            _told_shaped if _NAMED_SERVICE.search(text, max(0, word.start() - 40), word.start()) else None
+        )
         for words, backwards in ((after[:_MAX_WORDS], False), (before, True)):
-            found = _first_secret(words, backwards)
+            found = _first_secret(words, backwards, shaped or secret_shaped)
             if found:
                 yield found
                 break
 
 
-def _first_secret(words: list[re.Match[str]], backwards: bool) -> tuple[int, int] | None:
+def _first_secret(
+    words: list[re.Match[str]], backwards: bool, shaped: Callable[[str], bool]
+) -> tuple[int, int] | None:
     """The first secret-shaped value among `words` (in text order), read away from the credential
     word: forwards after it, backwards before it."""
     pairs = [_ASSIGNED.fullmatch(w.group()) for w in words]  # `expires_in=3600`: a name, a value
@@ -177,18 +207,23 @@ def _first_secret(words: list[re.Match[str]], backwards: bool) -> tuple[int, int
             return None  # "token budget 8192", "key length", another credential word: not this value
         # "commit 3f2a...", "request_id=8f14...": a value right after an id's name is that id.
         named = any(map(_ID_WORD.fullmatch, parts[:-1])) or (i > 0 and _ID_WORD.fullmatch(values[i - 1]))
-        if value and not named and secret_shaped(value):
+        if value and not named and shaped(value):
             offset = words[i].start() + raw.rindex(value)
             return offset, offset + len(value)
     return None
 
 
-# A vendor's token names itself: a short lowercase prefix, a separator, then a long random body
-# (`ghp_...`, `glpat-...`, `sk-proj-...`). The rule set knows many prefixes, not every vendor's;
-# this finds the shape. Ids are built the same way but shorter (Stripe's `ch_` + 24), or hex.
+# A vendor's token names itself: a short prefix, a separator, then a long random body (`ghp_...`,
+# `glpat-...`, `sk-proj-...`). The rule set knows many prefixes, not every vendor's; this finds
+# the shape. Ids are built the same way, but shorter (Stripe's `ch_` + 24, OpenAI's `file-` + 24)
+# or under a prefix that says what they identify (`req_`, `evt_`, `chatcmpl-`, `sha256-`).
 _PREFIXED = re.compile(
-    r"(?<![\w.+/=-])[A-Za-z][a-z0-9]{1,9}[_.-](?:[a-z0-9]{1,10}[_.-]){0,2}"
+    r"(?<![\w.+/=-])(?P<prefix>[A-Za-z][a-z0-9]{1,9})[_.-](?:[a-z0-9]{1,10}[_.-]){0,2}"
     r"(?P<body>[A-Za-z0-9](?:[\w.-]{0,300}[A-Za-z0-9])?)(?![\w+/=-])"
+)
+_ID_PREFIX = re.compile(
+    rf"(?i:{_ID_WORD.pattern[4:]}|req|txn|evt|event|msg|span|sess|session|obj|doc|img|pkg|md5|blob|"
+    r"node|pod|ch|cus|pi|sub|prod|price|in|acct|file|asst|thread|run|batch|job|cmpl|chatcmpl|resp)"
 )
 
 
@@ -196,9 +231,9 @@ def prefixed_token_findings(text: str) -> Iterator[tuple[int, int]]:
     """(start, end) of each token shaped like a vendor's self-identifying secret."""
     for match in _PREFIXED.finditer(text):
         body = match.group("body")
-        if len(body) < 26:  # ids are shorter: Stripe's `ch_` and OpenAI's `file-` take 24
+        if len(body) < 26 or _ID_PREFIX.fullmatch(match.group("prefix")):
             continue
         classes = sum(any(f(c) for c in body) for f in (str.isupper, str.islower, str.isdigit))
-        hex_id = re.fullmatch(r"[0-9a-f]+|[0-9A-F]+", body)  # `req_<32 hex>`: request ids, digests
-        if classes >= 2 and not hex_id and _entropy(body) >= 4 and secret_shaped(body):
+        random_hex = len(body) >= 32 and _HEX.fullmatch(body) is not None and classes == 2
+        if random_hex or (classes >= 2 and _entropy(body) >= 4 and secret_shaped(body)):
             yield match.span()

@@ -25,7 +25,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-from hippograph.text.secret_context import context_findings, prefixed_token_findings
+from hippograph.text.secret_context import context_findings, named, prefixed_token_findings
 from hippograph.text.secret_formats import CLI_PASSWORD, VENDOR_TOKENS
 from hippograph.text.secret_rules import RULES
 from hippograph.text.secret_rules import findings as rule_findings
@@ -386,8 +386,8 @@ _ENTROPY_PRIORITY = _CONTEXT_PRIORITY + 1
 def _raw_findings(text: str, entropy: bool = True) -> Iterable[tuple[int, int, int, str]]:
     """(start, end, priority, kind) for every detector hit; lower priority numbers are more specific."""
     for start, end, rule in rule_findings(text):
-        if rule.id.startswith("generic") and _public_or_digest(text, start):
-            continue
+        if rule.id.startswith("generic") and (_public_or_digest(text, start) or named(text[start:end])):
+            continue  # the catch-all rule takes any value with a digit: not a name of words
         yield start, end, _RULE_PRIORITY.get(rule.id, _GENERIC_PRIORITY), rule.kind
     yield from _wider_findings(text)
     for index, detector in enumerate(_DETECTORS):
