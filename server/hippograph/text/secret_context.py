@@ -55,15 +55,18 @@ _WINDOW = 90  # characters after the credential word: "... key for the staging j
 _MAX_WORDS = 10
 
 _NOT_A_VALUE = re.compile(
-    r".*://.*|[\w.+-]+@[\w-]+\.[\w.-]+|[~./\\].*"  # links, addresses, paths
-    r"|[$@].*|%\w+%|\{.*|<.*|0x[0-9a-fA-F]+|arn:.*"  # variables, templates, number literals
+    r".*://.*|[\w.+-]+@[\w-]+\.[\w.-]+|~/.*|\.\.?/.*|\\\\.*"  # links, addresses, home and relative paths
+    r"|\$[A-Za-z_{(].*|@[A-Za-z][\w.-]*|%\w+%|\{.*|<.*"  # variables, handles, templates
+    r"|0x[0-9a-fA-F]+|arn:.*"  # number literals, AWS resource names
+    r"|(?:i|ami|sg|subnet|vpc|vol|snap|eni|igw|rtb|nat|lt|eipalloc)-[0-9a-f]{8,17}"  # AWS resource ids
+    r"|[a-z0-9-]+-[0-9a-f]{8,10}-[a-z0-9]{5}"  # Kubernetes pod names
     r"|v?\d+(?:\.\d+){1,3}(?:[-+][\w.]+)?"  # versions
     r"|\d{4}-\d\d-\d\d(?:[T ].*)?|\d{1,2}:\d\d(?::\d\d)?"  # dates and times
     r"|[a-z]+(?:[_.-][a-z]+)+\d{0,4}|[A-Z]+(?:_[A-Z]+)+"  # snake_case, dotted.names, ENV_NAMES
     r"|(?i:.*(?:redacted|example|placeholder|x{6}|\*{3}).*)"
     r"|(?i:sha\d{0,3}|md5)[:-].*"  # labelled digests: SHA256:..., sha512-...
     r"|(?:ssh|ecdsa|sk-ssh)-[\w@.-]+|AAAA[A-Za-z0-9+/]{60,}={0,3}"  # SSH key types, public key bodies
-    r"|.*(?<![A-Za-z0-9.])\d{1,3}\.\d{1,3}(?![A-Za-z0-9]).*",  # a version inside: ubuntu-22.04-lts
+    r"|.*\d\.\d{1,3}(?![A-Za-z0-9]).*",  # a version inside: ubuntu-22.04-lts, python3.11-venv
 )
 _HEX = re.compile(r"[0-9a-f]+|[0-9A-F]+")
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
@@ -118,7 +121,8 @@ def named(value: str) -> bool:
     most one, `live_...`, `sk-proj-...`) or of short codes (`AES-256-GCM`, `backup_2024_05_01`)."""
     segments = [p for p in re.split(r"[-_.:/]+", value) if p]
     words = sum(_SPELLED_WORD.fullmatch(p) is not None for p in segments)
-    codes = all(len(p) <= 6 and (p.isalpha() or p.isdigit()) for p in segments)
+    # Codes: every part short, plain or a word (`AES-256-GCM`, `cp311-manylinux_2_17_x86_64`).
+    codes = all(len(p) <= 5 or (p.isalpha() and len(p) <= 6) or p.isdigit() or _wordlike(p) for p in segments)
     return words >= 2 or (len(segments) >= 3 and codes)
 
 

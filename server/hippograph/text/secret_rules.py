@@ -91,9 +91,10 @@ class Rule:
 _POSIX_CLASSES = {"alnum": "A-Za-z0-9", "alpha": "A-Za-z", "digit": "0-9", "upper": "A-Z", "lower": "a-z"}
 
 
-def _group_end(pattern: str, at: int) -> int:
-    """Index of the `)` closing the group that `at` is inside (len(pattern) at top level)."""
-    depth, i, in_class = 0, at, False
+def _group_end(pattern: str, at: int) -> tuple[int, list[int]]:
+    """Index of the `)` closing the group that `at` is inside (len(pattern) at top level), and
+    the indexes of the `|` that split that group from `at` on."""
+    depth, i, in_class, bars = 0, at, False, []
     while i < len(pattern):
         char = pattern[i]
         if char == "\\":
@@ -110,10 +111,12 @@ def _group_end(pattern: str, at: int) -> int:
             depth += 1
         elif char == ")":
             if depth == 0:
-                return i
+                return i, bars
             depth -= 1
+        elif char == "|" and depth == 0:
+            bars.append(i)
         i += 1
-    return len(pattern)
+    return len(pattern), bars
 
 
 _INLINE_FLAGS = re.compile(r"(?<!\\)\(\?([a-z]+)\)")
@@ -121,13 +124,18 @@ _INLINE_FLAGS = re.compile(r"(?<!\\)\(\?([a-z]+)\)")
 
 def go_to_python(pattern: str) -> str:
     """A gitleaks (RE2) pattern in Python's syntax: flags set mid-pattern (``\\b(p8e-(?i)[a-z]``)
-    become a scoped group to the end of their group, POSIX classes are spelled out, ``\\z`` is
-    ``\\Z``. Everything else gitleaks uses means the same in both."""
+    become scoped groups to the end of their group (each later alternative its own), POSIX
+    classes are spelled out, ``\\z`` is ``\\Z``. Everything else means the same in both."""
     pattern = re.sub(r"\[:(\w+):\]", lambda m: _POSIX_CLASSES[m.group(1)], pattern)
     pattern = pattern.replace(r"\z", r"\Z")
     while flag := _INLINE_FLAGS.search(pattern, 1):  # one at the very start is global already
-        start, end, close = flag.start(), flag.end(), _group_end(pattern, flag.end())
-        pattern = f"{pattern[:start]}(?{flag.group(1)}:{pattern[end:close]}){pattern[close:]}"
+        close, bars = _group_end(pattern, flag.end())
+        # The flag holds to the group's end, across its later alternatives: `x(?i)b|c` is
+        # `x(?i:b)|(?i:c)`, not `x(?i:b|c)`.
+        cuts = [flag.end(), *(b + 1 for b in bars)]
+        ends = [*bars, close]
+        scoped = "|".join(f"(?{flag.group(1)}:{pattern[a:b]})" for a, b in zip(cuts, ends, strict=True))
+        pattern = pattern[: flag.start()] + scoped + pattern[close:]
     return pattern
 
 

@@ -1,0 +1,266 @@
+"""Secrets told in a sentence: what is shaped like a generated secret, which values a credential
+word introduces (and which it does not: ids, attributes, other sentences), and vendor tokens that
+name themselves by a prefix; and that a scan for formats only leaves all of these alone.
+
+Every secret here is FAKE: drawn at random in the test.
+"""
+
+from __future__ import annotations
+
+import random
+import string
+import uuid
+from collections.abc import Callable
+
+import pytest
+
+from hippograph.text.secret_context import context_findings, prefixed_token_findings, secret_shaped
+from hippograph.text.secrets_scan import SecretFinding, scan
+
+BASE62 = string.ascii_letters + string.digits
+HEX = "0123456789abcdef"
+MIN_ACCEPT_RATE = 0.95
+DRAWS = 200
+
+
+def _draw(alphabet: str, length: int, seed: int | str) -> str:
+    return "".join(random.Random(seed).choices(alphabet, k=length))
+
+
+def _spans(text: str) -> list[str]:
+    return [text[start:end] for start, end in context_findings(text)]
+
+
+# --- secret_shaped -------------------------------------------------------------------------------
+
+ALPHABETS = {
+    "hex": HEX,
+    "lowercase-digits": string.ascii_lowercase + string.digits,
+    "base62": BASE62,
+    "base64": BASE62 + "+/",
+    "uppercase-digits": string.ascii_uppercase + string.digits,
+    "letters": string.ascii_letters,
+    "password-symbols": BASE62 + "!@#$%^&*-_=+",
+    "password-punctuated": BASE62 + "!#%&*+-.=?_",
+}
+LENGTHS = (16, 24, 32, 48, 64)
+
+
+@pytest.mark.parametrize("length", LENGTHS)
+@pytest.mark.parametrize("alphabet", ALPHABETS.values(), ids=ALPHABETS.keys())
+def test_random_draws_from_secret_alphabets_are_secret_shaped(alphabet: str, length: int) -> None:
+    rng = random.Random(f"{alphabet}-{length}")
+    draws = ["".join(rng.choices(alphabet, k=length)) for _ in range(DRAWS)]
+    missed = [d for d in draws if not secret_shaped(d)]
+    assert len(missed) / DRAWS <= 1 - MIN_ACCEPT_RATE, missed
+
+
+NAMES = [
+    "user_account_settings_page",
+    "get_api_key_from_vault",
+    "getApiKeyFromVault",
+    "handleOAuthCallbackRequest",
+    "XMLHttpRequestEventTarget",
+    "build-cache-linux-x64",
+    "prod-bastion-2024",
+    "my-service-account-name",
+    "terraform-aws-modules",
+    "v2.3.1-beta4",
+    "ubuntu-22.04-lts",
+    "node-v20.11.1-linux-x64",
+    "2026-03-18",
+    "2026-03-18T09:41:00Z",
+    "uploads/2026/03/18/IMG_4821.HEIC",
+    "/home/alice/.ssh/id_ed25519",
+    "src/components/Button.tsx",
+    "https://example.com/callback?code=abc",
+    "alice.smith@example.com",
+    "$DATABASE_PASSWORD",
+    "${GITHUB_TOKEN}",
+    "{{ vault_api_key }}",
+    "%APPDATA%",
+    "0xdeadbeefcafebabe1234",
+    "AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl",
+    "SHA256:uNiVztksCsDhcc0u9e8BujQXVUpKZIDTMczCvj3tD2s",
+    "sha512-9pTlTCmP3uyaxiLbKRZmq6dH1X6rc0nlqSDLpkfZ0oUusJdqPyQaLd1QPDALRhIWW3j4VZdYNdMgcbUGKA5i7w",
+    "OPENAI_API_KEY",
+    "deploy2production",
+    "Release2024Notes",
+    "com.example.payments.service",
+    "REDACTED_SECRET_VALUE",
+    "xxxxxxxxxxxxxxxxxxxx",
+    "+1-415-555-0142",
+]
+
+
+@pytest.mark.parametrize("name", NAMES, ids=NAMES)
+def test_names_people_and_programs_write_are_not_secret_shaped(name: str) -> None:
+    assert not secret_shaped(name)
+
+
+@pytest.mark.parametrize(
+    ("value", "shaped"),
+    [
+        ("1234567890123456", True),  # all digits, 16: a card-length number
+        ("123456789012345", False),  # all digits, shorter: an account or phone number
+        (_draw(HEX, 15, 1), False),
+        (_draw(HEX, 16, 1), True),
+        (_draw(string.ascii_letters, 15, 2), False),  # a short run of letters is a word or a name
+        (str(uuid.UUID(int=random.Random(3).getrandbits(128), version=4)), True),
+        (_draw(BASE62, 9, 4), False),  # under 10 characters
+        (_draw(BASE62, 401, 5), False),  # over 400
+    ],
+    ids=["digits-16", "digits-15", "hex-15", "hex-16", "letters-15", "uuid", "too-short", "too-long"],
+)
+def test_secret_shape_limits(value: str, shaped: bool) -> None:
+    assert secret_shaped(value) is shaped
+
+
+# --- context_findings ----------------------------------------------------------------------------
+
+SECRET = _draw(BASE62, 32, "context")
+COMMIT = _draw(HEX, 40, "commit")
+REQUEST_ID = str(uuid.UUID(int=random.Random("request").getrandbits(128), version=4))
+
+
+@pytest.mark.parametrize(
+    "template",
+    [
+        "the API key is {}",
+        "FYI the API key is {} until Friday",
+        "the API key is {}.",
+        "the API key is {}, rotate it Friday",
+        "token: {}",
+        "token:{}",
+        'the API key is "{}".',
+        "new Plaid token {} expires soon",
+        "we rotated the Adobe key yesterday, the new one is {}",
+        "the key for the staging job we set up is {}",
+        "use {} as the Stripe key",
+        "use {} as the Stripe key.",
+    ],
+)
+def test_a_value_told_beside_a_credential_word_is_found_with_its_exact_span(template: str) -> None:
+    text = template.format(SECRET)
+    start = text.index(SECRET)
+    assert list(context_findings(text)) == [(start, start + len(SECRET))]
+
+
+def test_a_uuid_told_as_a_key_is_found() -> None:
+    text = f"the API key is {REQUEST_ID}"
+    assert list(context_findings(text)) == [(15, 15 + len(REQUEST_ID))]
+
+
+@pytest.mark.parametrize(
+    ("named", "told"),
+    [
+        (f"the key change is in commit {COMMIT}", f"the key is {COMMIT}"),
+        (f"request_id={REQUEST_ID} token_count=512", f"token={REQUEST_ID}"),
+        (f"the token for order {SECRET} failed", f"the token for staging {SECRET} failed"),
+    ],
+    ids=["commit", "request-id", "order"],
+)
+def test_a_value_right_after_an_ids_name_is_that_id(named: str, told: str) -> None:
+    assert _spans(named) == []
+    assert len(_spans(told)) == 1  # the same value, unnamed, is taken for the key
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "the token budget is 8192",
+        f"the token budget is {SECRET}",
+        "password_min_length=12",
+        f"password_min_length={SECRET}",
+        "KEY_ROTATION_DAYS=90",
+        f"KEY_ROTATION_DAYS={SECRET}",
+        f"the secret name is {SECRET}",
+        f"the key length for {SECRET} is 4096",
+    ],
+)
+def test_a_value_after_an_attribute_of_the_credential_is_not_found(text: str) -> None:
+    assert _spans(text) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"I reset the API key. {SECRET} was in the logs",
+        f"{SECRET} came back. Then I rotated the key",
+        f"I reset the API key!\n{SECRET} was in the logs",
+    ],
+    ids=["after-in-next-sentence", "before-in-previous-sentence", "next-line"],
+)
+def test_a_value_in_another_sentence_is_not_found(text: str) -> None:
+    assert _spans(text) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [f"the site key is {SECRET}", f"the publishable key is {SECRET}", f"the public key is {SECRET}"],
+    ids=["site", "publishable", "public"],
+)
+def test_a_public_key_is_not_a_credential(text: str) -> None:
+    assert _spans(text) == []
+
+
+# --- prefixed_token_findings ---------------------------------------------------------------------
+
+
+def _rate(make: Callable[[random.Random], str], draws: int = DRAWS) -> float:
+    """Share of `draws` tokens from `make` found whole in a sentence."""
+    hits = 0
+    for seed in range(draws):
+        token = make(random.Random(seed))
+        text = f"deploy with {token} today"
+        hits += list(prefixed_token_findings(text)) == [(12, 12 + len(token))]
+    return hits / draws
+
+
+def test_a_prefixed_random_token_is_found_with_its_span() -> None:
+    token = "xyz_" + _draw(BASE62, 30, "xyz")
+    text = f"deploy with {token} today"
+    assert list(prefixed_token_findings(text)) == [(12, 12 + len(token))]
+    assert _rate(lambda rng: "xyz_" + "".join(rng.choices(BASE62, k=30))) >= 0.98
+
+
+def test_a_dotted_token_with_a_random_body_is_found() -> None:
+    def hawk(rng: random.Random) -> str:
+        return "hawk." + "".join(rng.choices(BASE62, k=12)) + "." + "".join(rng.choices(BASE62, k=32))
+
+    assert _rate(hawk) >= 0.98
+
+
+@pytest.mark.parametrize(
+    ("prefix", "alphabet", "length"),
+    [
+        ("ch_", BASE62, 24),
+        ("file-", BASE62, 24),
+        ("req_", HEX, 32),
+        ("req_", HEX.upper(), 32),
+        ("xyz_", BASE62, 24),
+    ],
+    ids=["stripe-charge", "openai-file", "hex-request-id", "uppercase-hex-request-id", "id-length-body"],
+)
+def test_ids_built_like_tokens_are_not_prefixed_tokens(prefix: str, alphabet: str, length: int) -> None:
+    assert _rate(lambda rng: prefix + "".join(rng.choices(alphabet, k=length))) == 0.0
+
+
+# --- through scan --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        (f"the session token is {SECRET}", "credential"),
+        (f"use {SECRET} as the Stripe key", "credential"),
+        ("deploy with xyz_" + SECRET[:30] + " today", "token"),
+    ],
+    ids=["after-credential-word", "before-credential-word", "prefixed"],
+)
+def test_scan_without_entropy_leaves_context_and_prefixed_findings_out(text: str, kind: str) -> None:
+    [finding] = scan(text)
+    value = SECRET if kind == "credential" else "xyz_" + SECRET[:30]
+    start = text.index(value)
+    assert finding == SecretFinding(kind, start, start + len(value), 1, start + 1, 1)
+    assert scan(text, entropy=False) == []
