@@ -94,7 +94,8 @@ _POSIX_CLASSES = {"alnum": "A-Za-z0-9", "alpha": "A-Za-z", "digit": "0-9", "uppe
 def _group_end(pattern: str, at: int) -> tuple[int, list[int]]:
     """Index of the `)` closing the group that `at` is inside (len(pattern) at top level), and
     the indexes of the `|` that split that group from `at` on."""
-    depth, i, in_class, bars = 0, at, False, []
+    depth, i, in_class = 0, at, False
+    bars: list[int] = []
     while i < len(pattern):
         char = pattern[i]
         if char == "\\":
