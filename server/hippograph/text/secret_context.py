@@ -218,11 +218,12 @@ def _first_secret(
 
 
 # A vendor's token names itself: a short prefix, a separator, then a long random body (`ghp_...`,
-# `glpat-...`, `sk-proj-...`). The rule set knows many prefixes, not every vendor's; this finds
+# `glpat-...`, `sk-proj-...`, `NRAK-...`). The rule set knows many prefixes, not every vendor's; this finds
 # the shape. Ids are built the same way, but shorter (Stripe's `ch_` + 24, OpenAI's `file-` + 24)
 # or under a prefix that says what they identify (`req_`, `evt_`, `chatcmpl-`, `sha256-`).
 _PREFIXED = re.compile(
-    r"(?<![\w.+/=-])(?P<prefix>[A-Za-z][a-z0-9]{1,9})[_.-](?:[a-z0-9]{1,10}[_.-]){0,2}"
+    r"(?<![\w.+/=-])(?P<prefix>[a-z][a-z0-9]{1,9}|[A-Z][a-z0-9]{1,9}|[A-Z][A-Z0-9]{1,9})[_.-]"
+    r"(?:[A-Za-z0-9]{1,10}[_.-]){0,2}"
     r"(?P<body>[A-Za-z0-9](?:[\w.-]{0,300}[A-Za-z0-9])?)(?![\w+/=-])"
 )
 _ID_PREFIX = re.compile(
