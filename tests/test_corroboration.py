@@ -71,7 +71,8 @@ def test_what_is_not_the_same_statement_is_stored_and_shown(memory: Memory) -> N
     assert len({tea.id, other_scope.id, coffee.id, denial.id}) == 4
     assert not (other_scope.corroborated or coffee.corroborated or denial.corroborated)
     assert other_scope.similar == []  # another scope is another memory
-    assert [(s.id, s.conflict) for s in coffee.similar] == [(tea.id, "value")]
+    # Tea or coffee: the words cannot tell a synonym from a new value, so the caller is asked.
+    assert [(s.id, s.conflict, s.note) for s in coffee.similar] == [(tea.id, None, "reworded or changed?")]
     # An exact denial is linked; a changed value is only shown.
     assert denial.contradicts == [tea.id] and coffee.contradicts == []
     assert {s.id: s.conflict for s in denial.similar}[tea.id] == "negation"
@@ -158,7 +159,10 @@ async def test_the_second_of_two_favourite_foods_names_the_first_over_mcp(
             assert first is not None and second is not None
             assert "similar" not in first
             assert second["similar"][0]["id"] == first["id"]
-            assert second["similar"][0]["conflict"] == "value"
+            assert (
+                second["similar"][0]["note"] == "reworded or changed?"
+                and "conflict" not in second["similar"][0]
+            )
             assert second["id"] != first["id"] and "contradicts" not in second  # nothing to say: left out
     finally:
         memory.close()

@@ -9,7 +9,17 @@ import pytest
 
 from hippograph.domain import lifecycle as lc
 from hippograph.domain.models import Fact, FactKind, FactStatus, Provenance, Source
-from hippograph.domain.sameness import Difference, Verdict, answers, compare, judge, same_subject
+from hippograph.domain.sameness import (
+    LIST_SIMILARITY,
+    MIN_SIMILARITY,
+    Difference,
+    Judgement,
+    Verdict,
+    answers,
+    compare,
+    judge,
+    same_subject,
+)
 from testkit.facts import make_fact
 
 NOW = datetime(2024, 5, 1, 9, 0, tzinfo=UTC)
@@ -75,16 +85,35 @@ def test_judge_merges_only_a_close_restatement() -> None:
     assert judge(again, old, 0.5).verdict is Verdict.UNRELATED
 
 
-def test_judge_flags_a_changed_value_about_the_same_subject_and_links_only_a_denial() -> None:
+def test_judge_flags_only_evidence_of_a_changed_value_and_links_only_a_denial() -> None:
     sushi = fact("Rosa's favourite food is sushi")
+    # Another content word: a new value or a synonym, the words cannot tell: the caller judges.
     pizza = fact("Rosa's favourite food is pizza", id="f_00000000000000a2")
     assert judge(pizza, sushi, 0.8) == judge(pizza, sushi, 0.99)
-    assert judge(pizza, sushi, 0.8).verdict is Verdict.CONFLICT
-    assert judge(pizza, sushi, 0.8).difference is Difference.VALUE
+    assert judge(pizza, sushi, 0.8) == Judgement(Verdict.UNSURE, Difference.VALUE)
+    # Another name or number is evidence.
+    moved = fact("Rosa's favourite food is the sushi at Kaito", id="f_00000000000000a5")
+    place = fact("Rosa's favourite food is the sushi at Umi", id="f_00000000000000a6")
+    assert judge(place, moved, 0.9) == Judgement(Verdict.CONFLICT, Difference.NAME)
+    two = fact("Rosa eats sushi twice a week", id="f_00000000000000a7")
+    three = fact("Rosa eats sushi three times a week", id="f_00000000000000a8")
+    assert judge(three, two, 0.9).verdict is Verdict.CONFLICT
     denial = fact("Rosa's favourite food is not sushi", id="f_00000000000000a3")
     assert judge(denial, sushi, 0.9).verdict is Verdict.CONTRADICTS
     other = fact("Marco's favourite food is pizza", id="f_00000000000000a4")
     assert judge(other, sushi, 0.8).verdict is Verdict.SIMILAR
+
+
+def test_a_fact_about_the_same_subject_is_shown_further_away_but_never_merged() -> None:
+    lisbon = fact("Ana's flat is in Lisbon")
+    porto = fact("Ana's flat is in Porto", id="f_00000000000000a2")
+    same = fact("Ana's flat is in Lisbon", id="f_00000000000000a3")
+    middle = (LIST_SIMILARITY + MIN_SIMILARITY) / 2
+    assert judge(porto, lisbon, middle) == Judgement(Verdict.CONFLICT, Difference.NAME)
+    assert judge(same, lisbon, middle).verdict is Verdict.UNSURE  # too far apart to merge
+    assert judge(porto, lisbon, LIST_SIMILARITY - 0.01).verdict is Verdict.UNRELATED
+    stranger = fact("Bruno's flat is in Porto", id="f_00000000000000a4")
+    assert judge(stranger, lisbon, middle).verdict is Verdict.UNRELATED
 
 
 def test_judge_reads_the_fields_too() -> None:

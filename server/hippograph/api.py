@@ -129,13 +129,21 @@ class MemoryAPI:
                 description="decay (default): fades unless used; keep_forever; ephemeral: expires in a day."
             ),
         ] = None,
+        restates: Annotated[
+            str | None,
+            Field(
+                description="Id of a fact of the same scope that this statement says again in other "
+                "words: that fact is strengthened (corroborated=true) and nothing new is stored."
+            ),
+        ] = None,
     ) -> RememberOut:
         """Store one durable fact, preference, decision or procedure. Known entities named in it
         are linked. Restating a stored fact strengthens it (the reply has its id and
-        corroborated=true). `similar` lists the closest stored facts; one marked `conflict` likely
-        says something else about the same thing: if the new fact replaces it,
-        link(from_id=<new id>, to_id=<its id>, relation="supersedes"); if it is the same in other
-        words, forget the new one (confirm the old if the user said it); if both hold, leave them.
+        corroborated=true). `similar` lists stored facts about the same thing: `conflict` marks
+        evidence of a changed value (a number, name, negation); `note: "reworded or changed?"`
+        means the words differ and the server cannot tell. You judge: if it is the same in other
+        words, remember with restates=<its id> instead (or forget the new one); if the value
+        changed, correct(fact_id=<its id>, content=...); if both hold, leave them.
         Example:
         remember(content="Alice moved to Berlin in May 2024", subject="Alice", predicate="lives_in",
                  object="Berlin", entities=["Alice", "Berlin"], event_time="2024-05-01")

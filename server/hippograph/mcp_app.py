@@ -79,7 +79,9 @@ Pass the ids of the facts you used to mark_used.
 SAVE_PROMPT = """\
 Save this conversation's durable decisions, preferences and facts to memory{focus}. For each: search \
 first; if it is stored and still true, skip it; if it changed, correct that fact; else remember it as \
-one self-contained statement (names, not pronouns) with its entities. Skip passing details and secrets. \
+one self-contained statement (names, not pronouns) with its entities. When a remember reply lists a \
+similar fact, judge it: the same in other words, remember again with restates=<its id>; a changed \
+value, correct that fact. Skip passing details and secrets. \
 Then list what you saved or corrected, in one line each."""
 
 

@@ -236,8 +236,16 @@ class SimilarFact(BaseModel):
     similarity: float = Field(description="Cosine similarity to the new statement, 0..1.")
     conflict: str | None = Field(
         default=None,
-        description="Set when it likely says something else about the same thing: what differs "
-        "(value, number, name, order, negation, structure).",
+        description="Set only on evidence that a value changed about the same thing: what differs "
+        "(number, name, negation, order, structure).",
+        exclude_if=_empty,
+    )
+    restates: bool = Field(
+        default=False, description="True: it says what the new statement says.", exclude_if=_empty
+    )
+    note: str | None = Field(
+        default=None,
+        description="'reworded or changed?': same subject, other words; the server cannot tell which.",
         exclude_if=_empty,
     )
 

@@ -32,12 +32,18 @@ from hippograph.domain.models import Fact, FactKind, name_key
 # it was not chosen on, and on a test set it never saw (``python -m bench.duplicates``). Whether a
 # close pair is the same statement is the guard's call (``compare``), not this number's.
 MIN_SIMILARITY = 0.76
+# How close a stored fact about the same subject must be to be shown at all, though never merged:
+# a changed value often moves a statement further than a rewording does ("Ana's flat is in Porto"
+# / "... in Lisbon"). The 5th percentile of the similarities of the same-subject pairs of
+# bench/data/duplicate_pairs.jsonl that restate or change one another (0.62), rounded down.
+LIST_SIMILARITY = 0.6
 
 
 class Verdict(StrEnum):
     SAME = "same"  # a restatement: corroborate the stored fact instead of storing a copy
     CONTRADICTS = "contradicts"  # an exact denial of the stored fact: both kept, linked
-    CONFLICT = "conflict"  # likely says something else about the same thing: shown, not linked
+    CONFLICT = "conflict"  # a value, number, name or negation differs about the same thing: shown
+    UNSURE = "unsure"  # about the same thing, other words: reworded or changed, the caller judges
     SIMILAR = "similar"  # close, but neither: shown
     UNRELATED = "unrelated"  # not close enough to show
 
@@ -56,8 +62,7 @@ class Difference(StrEnum):
     EVENT = "event"  # conversation turns are events: never merged
 
 
-# Differences in what a statement says (a conflict if the subject is shared), as opposed to
-# differences in when or how it was said.
+# Differences in what a statement says, as opposed to differences in when or how it was said.
 _CONTENT_DIFFERENCES = frozenset(
     {
         Difference.NEGATION,
@@ -68,6 +73,10 @@ _CONTENT_DIFFERENCES = frozenset(
         Difference.STRUCTURE,
     }
 )
+# ... and those that are evidence of a changed value: a conflict if the subject is shared. A
+# content word that differs (VALUE) may be a synonym ("works at" / "is employed by") as often as
+# a new value ("sushi" / "ramen"): the words cannot tell, so the caller is asked (UNSURE).
+_CHANGED_VALUE = _CONTENT_DIFFERENCES - {Difference.VALUE}
 
 
 @dataclass(frozen=True)
@@ -102,7 +111,8 @@ _NUMBER_WORDS = {
         "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
         "fifteen sixteen seventeen eighteen nineteen twenty".split()
     )
-} | {"thirty": "30", "forty": "40", "fifty": "50", "hundred": "100", "thousand": "1000", "once": "1x"}
+} | {"thirty": "30", "forty": "40", "fifty": "50", "sixty": "60", "seventy": "70", "eighty": "80"}
+_NUMBER_WORDS |= {"ninety": "90", "hundred": "100", "thousand": "1000", "once": "1x"}
 _NUMBER_WORDS |= {"twice": "2x", "million": "1000000", "dozen": "12", "half": "0.5"}
 
 _TOKEN = re.compile(r"[^\W_]+(?:['’.:,/-][^\W_]+)*", re.UNICODE)
@@ -303,12 +313,16 @@ def _same_day(a: datetime, b: datetime) -> bool:
 def judge(new: Fact, old: Fact, similarity: float, *, min_similarity: float = MIN_SIMILARITY) -> Judgement:
     """What ``new`` is to the stored active ``old`` of the same scope, ``similarity`` apart.
 
-    Below ``min_similarity``: UNRELATED. Otherwise SAME when nothing differs (``compare``, and
-    the fields: kinds, event day, subject/predicate/object); CONTRADICTS when the words are the
-    same but one is negated (or a negative fact), about the same subject; CONFLICT when a value,
-    number, name or negation differs about the same subject; else SIMILAR.
+    From ``min_similarity``: SAME when nothing differs (``compare``, and the fields: kinds, event
+    day, subject/predicate/object). About the same subject: CONTRADICTS when the words are the
+    same but one is negated (or a negative fact); CONFLICT when a number, name, negation, order or
+    claim value differs (evidence of a changed value); UNSURE when only content words differ
+    (reworded or changed: the words cannot tell). Else SIMILAR. From ``LIST_SIMILARITY`` up to
+    ``min_similarity``, a fact about the same subject is judged the same way but never SAME (too
+    far to merge): CONFLICT, CONTRADICTS or UNSURE. Anything further is UNRELATED.
     """
-    if similarity < min_similarity:
+    near = similarity >= min_similarity
+    if not near and (similarity < min(LIST_SIMILARITY, min_similarity) or not _about_the_same(new, old)):
         return Judgement(Verdict.UNRELATED)
     structural = _structural(new, old)
     worded = compare(new.content, old.content)
@@ -316,12 +330,14 @@ def judge(new: Fact, old: Fact, similarity: float, *, min_similarity: float = MI
         worded = None  # one claim in other words: "Ken lives in Osaka" / "Ken is based in Osaka"
     difference = structural or worded
     if difference is None:
-        return Judgement(Verdict.SAME)
+        return Judgement(Verdict.SAME) if near else Judgement(Verdict.UNSURE)
     if difference not in _CONTENT_DIFFERENCES or not _about_the_same(new, old):
         return Judgement(Verdict.SIMILAR, difference)
     if difference is Difference.NEGATION and compare(_affirmed(new), _affirmed(old)) is None:
         return Judgement(Verdict.CONTRADICTS, difference)
-    return Judgement(Verdict.CONFLICT, difference)
+    if difference in _CHANGED_VALUE:
+        return Judgement(Verdict.CONFLICT, difference)
+    return Judgement(Verdict.UNSURE, difference)
 
 
 def _same_claim(new: Fact, old: Fact) -> bool:

@@ -20,6 +20,7 @@ from hippograph.store.seam import Filter, unit
 NEAREST = 5
 SHOWN = 3
 SHOWN_CHARS = 200
+UNSURE_NOTE = "reworded or changed?"
 
 Judged = tuple[Fact, sameness.Judgement, float]
 
@@ -72,11 +73,14 @@ def judge_nearest(
 
 
 def shown(old: Fact, judgement: sameness.Judgement, similarity: float) -> SimilarFact:
-    """A near fact as the remember reply shows it."""
-    flagged = judgement.verdict in (sameness.Verdict.CONFLICT, sameness.Verdict.CONTRADICTS)
+    """A near fact as the remember reply shows it, labelled only as far as the rule has evidence."""
+    verdict = judgement.verdict
+    flagged = verdict in (sameness.Verdict.CONFLICT, sameness.Verdict.CONTRADICTS)
     return SimilarFact(
         id=old.id,
         content=old.content if len(old.content) <= SHOWN_CHARS else old.content[: SHOWN_CHARS - 1] + "…",
         similarity=round(similarity, 3),
         conflict=judgement.difference.value if flagged and judgement.difference else None,
+        restates=verdict is sameness.Verdict.SAME,
+        note=UNSURE_NOTE if verdict is sameness.Verdict.UNSURE else None,
     )

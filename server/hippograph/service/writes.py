@@ -132,6 +132,7 @@ class Writer:
         session_id: str | None = None,
         evidence: str | None = None,
         ttl: str | None = None,
+        restates: str | None = None,
     ) -> RememberOut:
         fact, entity_names = build_fact(
             self.stores,
@@ -150,7 +151,33 @@ class Writer:
             evidence=evidence,
             ttl=ttl,
         )
+        if restates is not None:
+            return self._restate(fact, restates)
         return self._store([(fact, entity_names)])[0]
+
+    def _restate(self, statement: Fact, fact_id: str) -> RememberOut:
+        """The caller says ``statement`` restates the fact ``fact_id`` of its scope: strengthen that
+        fact instead of storing a new one (another scope's id is not found, as an unknown one)."""
+        with self.stores.write_lock:
+            old = self.stores.fact(fact_id, statement.scope)
+            if old.scope != statement.scope:
+                raise NotFound(
+                    f"no fact has id {old.id} in {statement.scope}: restates takes a fact of the "
+                    "scope the statement is remembered in"
+                )
+            current = self.stores.current_version(old) if old.status is FactStatus.SUPERSEDED else None
+            strengthened = lc.corroborate(
+                old, statement, statement.created_at, self.stores.policy, current_id=current
+            )
+            batch = _Batch(PendingEntities(self.stores.entities), self.stores.graph.active_facts_with(set()))
+            planned = self._plan_corroboration(strengthened, [], batch)
+            self._commit([planned], batch, np.empty((1, 0), dtype=np.float32))
+        return RememberOut(
+            **fact_out(planned.fact, self._names(planned)).model_dump(),
+            corroborated=True,
+            superseded=[old.id for old in planned.superseded],
+            contradicts=[old.id for old in planned.contradicted],
+        )
 
     def remember_many(self, items: Sequence[Mapping[str, Any]]) -> list[RememberOut]:
         """Remember many facts, with the outcome of calling ``remember`` for each in turn, faster.
