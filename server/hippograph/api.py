@@ -291,8 +291,12 @@ class MemoryAPI:
         self,
         fact_id: Annotated[str, Field(description="Id of the fact to forget.")],
         reason: Annotated[str | None, Field(description="Why, e.g. 'user asked', 'no longer true'.")] = None,
+        # strict: only a JSON true erases ("yes", "false", 1 are refused, never read as true)
         purge: Annotated[
-            bool, Field(description="Erase its text everywhere, for good (when the user says 'delete').")
+            bool,
+            Field(
+                strict=True, description="Erase its text everywhere, for good (when the user says 'delete')."
+            ),
         ] = False,
         scope: FactScope = None,
     ) -> FactOut:

@@ -1,7 +1,10 @@
 """MCP wiring only: tools (made from ``api.MemoryAPI``), resources, prompts and completions over a memory.
 
 A tool validates nothing itself: it calls the memory and returns its reply. Anticipated
-failures (``HippographError``) become tool errors whose message the model can act on.
+failures (``HippographError``) become tool errors whose message the model can act on, and so
+do arguments that fail their declared types (in our words: ``Operation.explain_invalid``). A
+prompt or resource request the client got wrong is invalid params (-32602), not an internal
+error.
 
 Each server has a default scope (``Settings.scope``: ``HIPPOGRAPH_SCOPE``, ``serve --scope``):
 a call or resource read that names no scope gets it here, in the process the client talks to,
@@ -21,16 +24,24 @@ from urllib.parse import unquote
 import anyio
 import anyio.to_thread
 from mcp.server.mcpserver import Context, MCPServer
-from mcp.server.mcpserver.exceptions import ResourceError, ToolError
+from mcp.server.mcpserver.exceptions import (
+    ResourceError,
+    ResourceNotFoundError,
+    ToolError,
+    UnexpectedToolError,
+)
 from mcp.server.stdio import stdio_server
 from mcp.server.subscriptions import InMemorySubscriptionBus
+from mcp.shared.exceptions import MCPError
 from mcp.shared.message import SessionMessage
 from mcp.shared.subscriptions import ResourceUpdated
 from mcp_types import (
+    INVALID_PARAMS,
     CallToolResult,
     Completion,
     CompletionArgument,
     CompletionContext,
+    GetPromptResult,
     InputRequiredResult,
     PromptReference,
     ResourceTemplateReference,
@@ -38,11 +49,12 @@ from mcp_types import (
     ToolAnnotations,
 )
 from mcp_types import Tool as MCPTool
-from pydantic import Field
+from pydantic import Field, ValidationError
 
 from hippograph import __version__
 from hippograph.api import OPERATIONS, MemoryAPI, Operation
 from hippograph.domain import replies
+from hippograph.domain import validation as check
 from hippograph.domain.errors import HippographError, InvalidInput, NotFound
 from hippograph.domain.models import GLOBAL_SCOPE
 from hippograph.wire import answering_malformed, stdin_lines
@@ -181,12 +193,48 @@ class MemoryServer(MCPServer[Any]):
         self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
     ) -> CallToolResult | InputRequiredResult:
         operation = OPERATIONS.get(name)
-        if operation is not None and operation.tool:
-            try:
-                operation.check_names(arguments, tool=True)
-            except InvalidInput as err:
-                raise ToolError(f"Error executing tool {name}: {err}") from err
-        return await super().call_tool(name, arguments, context)
+        if operation is None or not operation.tool:
+            return await super().call_tool(name, arguments, context)
+        try:
+            operation.check_names(arguments, tool=True)
+        except InvalidInput as err:
+            raise ToolError(f"Error executing tool {name}: {err}") from err
+        try:
+            return await super().call_tool(name, arguments, context)
+        except UnexpectedToolError:
+            raise
+        except ToolError as err:
+            if not isinstance(err.__cause__, ValidationError):
+                raise
+            # The arguments failed the declared types: say so in our words, not pydantic's.
+            invalid = err.__cause__
+            raise ToolError(f"Error executing tool {name}: {operation.explain_invalid(invalid)}") from invalid
+
+    async def get_prompt(
+        self, name: str, arguments: dict[str, Any] | None = None, context: Context[Any, Any] | None = None
+    ) -> GetPromptResult | InputRequiredResult:
+        """The SDK's, but an unknown prompt or a missing or unknown argument is the client's
+        mistake: invalid params (-32602) saying what to send, not an internal error."""
+        prompt = self._prompt_manager.get_prompt(name)
+        if prompt is None:
+            known = ", ".join(p.name for p in self._prompt_manager.list_prompts())
+            raise MCPError(INVALID_PARAMS, f"there is no prompt {check.shown(name)}: use one of {known}")
+        declared = {arg.name: arg for arg in prompt.arguments or []}
+        sent = set(arguments or {})
+        missing = [arg for arg in declared.values() if arg.required and arg.name not in sent]
+        if missing:
+            needed = "; ".join(
+                f"{arg.name} ({arg.description})" if arg.description else arg.name for arg in missing
+            )
+            raise MCPError(INVALID_PARAMS, f"prompt {name} needs the argument {needed}: send it in arguments")
+        unknown = sorted(sent - set(declared))
+        if unknown:
+            raise MCPError(
+                INVALID_PARAMS,
+                f"prompt {name} takes no argument {', '.join(map(check.shown, unknown))}: "
+                f"it takes only {', '.join(declared) or 'none'}",
+            )
+        return await super().get_prompt(name, arguments, context)
 
 
 def compact_schema(schema: dict[str, Any], *, null: bool = True) -> dict[str, Any]:
@@ -291,7 +339,7 @@ def build_server(memory: MemoryAPI, scope: str = GLOBAL_SCOPE) -> MemoryServer:
                 or "_Nothing relevant in memory._"
             )
         except HippographError as err:
-            raise ResourceError(str(err)) from err
+            raise _resource_error(err) from err
 
     @server.resource(
         "memory://stats",
@@ -316,17 +364,28 @@ def build_server(memory: MemoryAPI, scope: str = GLOBAL_SCOPE) -> MemoryServer:
         try:
             found = memory.search(entity, entity=entity, limit=50, scope=scope or default_scope)
         except NotFound as err:
-            raise ResourceError(
+            raise ResourceNotFoundError(
                 f"{err}; an entity of a project or session scope is read with "
-                f"memory://entity/{name}?scope=<its scope>"
+                f"memory://entity/{check.shown(name)[1:-1]}?scope=<its scope>"
             ) from err
         except HippographError as err:
-            raise ResourceError(str(err)) from err
+            raise _resource_error(err) from err
         lines = [f"# {entity}", ""] + [f"- {hit.content} [{hit.id}, {hit.status}]" for hit in found.results]
         return "\n".join(lines)
 
     _add_prompts(server, memory, default_scope)
     return server
+
+
+def _resource_error(err: HippographError) -> Exception:
+    """A failed resource read as the client gets it: the request's own fault (an unknown entity, a
+    bad scope or query) is invalid params (-32602), the spec's code for a resource not found too;
+    only the server's own failure (a store error) stays an internal error (-32603)."""
+    if isinstance(err, NotFound):
+        return ResourceNotFoundError(str(err))
+    if isinstance(err, InvalidInput):
+        return MCPError(INVALID_PARAMS, str(err))
+    return ResourceError(str(err))
 
 
 def _add_prompts(server: MemoryServer, memory: MemoryAPI, scope: str) -> None:

@@ -5,6 +5,10 @@ resolved signature, result type) and replaces its empty body with a call of
 ``self.call(name, arguments)``. An ``Operation`` parses arguments and results that crossed a
 process boundary back to their declared types, and says which arguments it does not take.
 ``Internal`` marks a parameter that in-process callers may pass but MCP clients never see.
+
+A parameter declared as a list of strings also takes one string, as a list of it
+(``kind="procedure"``); ``Operation.explain_invalid`` words a failed validation for the caller
+(argument, what was wrong, what to send), as the MCP tools and the owner's RPC answer it.
 """
 
 from __future__ import annotations
@@ -13,10 +17,13 @@ import functools
 import inspect
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Annotated, Any, Protocol, TypeVar, get_args, get_origin, get_type_hints
+from types import NoneType, UnionType
+from typing import Annotated, Any, Literal, Protocol, TypeVar, Union, get_args, get_origin, get_type_hints
 
-from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError, create_model
+from pydantic import BaseModel, BeforeValidator, ConfigDict, TypeAdapter, ValidationError, create_model
+from pydantic.fields import FieldInfo
 
+from hippograph.domain import validation as check
 from hippograph.domain.errors import InvalidInput
 from hippograph.text import secrets_scan
 
@@ -91,9 +98,22 @@ class Operation:
         try:
             parsed = self._arguments.model_validate(dict(sent))
         except ValidationError as err:
-            problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in err.errors())
-            raise InvalidInput(f"{self.name}: {problems}") from None
+            raise InvalidInput(f"{self.name}: {self.explain_invalid(err)}") from None
         return {name: getattr(parsed, name) for name in self.signature.parameters}
+
+    def explain_invalid(self, err: ValidationError) -> str:
+        """Why arguments failed validation against this declaration, in hippograph's words: for
+        each argument what was wrong and what to send, its value quoted short (no pydantic
+        text, no links)."""
+        problems: list[str] = []
+        for error in err.errors(include_url=False)[:_PROBLEMS_SHOWN]:
+            loc = error.get("loc", ())
+            name = str(loc[0]) if loc else "arguments"
+            param = self.signature.parameters.get(name)
+            about = _description(param.annotation) if param is not None else ""
+            problem = _problem(name, loc, error, param.annotation if param is not None else Any)
+            problems.append(f"{problem}. {name}: {about.rstrip('.')}" if about else problem)
+        return "; ".join(problems)
 
     def dump_result(self, result: Any) -> Any:
         """A result as JSON-ready values, for the other side of a process boundary."""
@@ -104,9 +124,110 @@ class Operation:
         return self._result.validate_python(sent)
 
 
+_PROBLEMS_SHOWN = 3  # most invalid arguments one error names
+
+# What a value must be, by the kind of pydantic error it failed with.
+_EXPECTED = {
+    "string": "text (a JSON string)",
+    "int": "a whole number",
+    "float": "a number",
+    "bool": "true or false (a JSON boolean)",
+    "list": "a list (a JSON array)",
+    "dict": "an object (a JSON object)",
+    "datetime": "a date and time, ISO 8601",
+}
+
+
 def _shown(name: str) -> str:
     """An argument name as an error may quote it: short, and never a secret."""
-    return "(a name holding a secret)" if secrets_scan.scan(name) else repr(name[:60])
+    return "(a name holding a secret)" if secrets_scan.scan(name) else check.shown(name)
+
+
+def _problem(name: str, loc: tuple[Any, ...], error: Any, annotation: Any) -> str:
+    """One failed argument, in words: ``tags[1] must be text (a JSON string), not the number 3``."""
+    path = name + "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in loc[1:])
+    kind, value = error["type"], error.get("input")
+    if kind == "missing":
+        return f"{name} is missing: send it"
+    if kind == "literal_error":
+        values = _literal_values(annotation)
+        listed = check.listed(values) if values else error.get("ctx", {}).get("expected", "")
+        return f"{path} {check.shown(value)} is not known: use one of {listed}"
+    expected = next((what for prefix, what in _EXPECTED.items() if kind.startswith(prefix)), None)
+    if expected is None:
+        return f"{path} {check.shown(value)} is not valid"
+    problem = f"{path} must be {expected}, not {_got(value)}"
+    return f"{problem}: send true or false" if kind.startswith("bool") else problem
+
+
+def _got(value: Any) -> str:
+    """What was sent, as an error names it: its JSON type, and the value quoted short."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return f"the text {check.shown(value)}"
+    if isinstance(value, int | float):
+        return f"the number {check.shown(value)}"
+    if isinstance(value, list | tuple):
+        return "a list"
+    if isinstance(value, dict):
+        return "an object"
+    return f"a {type(value).__name__}"
+
+
+def _description(annotation: Any) -> str:
+    """The description a declaration gives its parameter (``Field(description=...)``), if any."""
+    if get_origin(annotation) is not Annotated:
+        return ""
+    return next(
+        (m.description for m in get_args(annotation)[1:] if isinstance(m, FieldInfo) and m.description), ""
+    )
+
+
+def _bare(annotation: Any) -> list[Any]:
+    """The types an annotation allows, without ``Annotated`` metadata and without None."""
+    if get_origin(annotation) is Annotated:
+        return _bare(get_args(annotation)[0])
+    if get_origin(annotation) in (Union, UnionType):
+        return [t for arg in get_args(annotation) for t in _bare(arg)]
+    return [] if annotation is NoneType else [annotation]
+
+
+def _literal_values(annotation: Any) -> list[str]:
+    """The values a ``Literal`` in ``annotation`` (or in the list it declares) allows."""
+    for bare in _bare(annotation):
+        if get_origin(bare) is Literal:
+            return [str(v) for v in get_args(bare)]
+        if get_origin(bare) is list:
+            found = _literal_values(get_args(bare)[0])
+            if found:
+                return found
+    return []
+
+
+def _is_list_of_words(annotation: Any) -> bool:
+    """Whether a parameter is declared as a list of strings (or of names a ``Literal`` allows)."""
+    bare = _bare(annotation)
+    return len(bare) == 1 and get_origin(bare[0]) is list and _is_word(get_args(bare[0])[0])
+
+
+def _is_word(item: Any) -> bool:
+    return item is str or (get_origin(item) is Literal and all(isinstance(v, str) for v in get_args(item)))
+
+
+def _one_as_list(value: Any) -> Any:
+    """One string sent where a list of them is declared, as the list of it: ``kind="procedure"``
+    means ``kind=["procedure"]``."""
+    return [value] if isinstance(value, str) else value
+
+
+def _accepting_one(annotation: Any) -> Any:
+    """A list-of-strings parameter's annotation, made to take a single string as a list of one."""
+    return (
+        Annotated[annotation, BeforeValidator(_one_as_list)] if _is_list_of_words(annotation) else annotation
+    )
 
 
 def _is_internal(annotation: Any) -> bool:
@@ -132,7 +253,9 @@ def operation(
         signature = inspect.signature(fn)
         hints = get_type_hints(fn, include_extras=True)
         params = [
-            p.replace(annotation=hints[p.name]) for p in signature.parameters.values() if p.name != "self"
+            p.replace(annotation=_accepting_one(hints[p.name]))
+            for p in signature.parameters.values()
+            if p.name != "self"
         ]
         OPERATIONS[fn.__name__] = Operation(
             name=fn.__name__,

@@ -266,6 +266,11 @@ class RememberOut(FactOut):
         exclude_if=_empty,
     )
     linked_entities: list[EntityOut] = Field(default_factory=list)
+    note: str | None = Field(
+        default=None,
+        description="Worth knowing about this write, e.g. that its scope held nothing before (a typo?).",
+        exclude_if=_empty,
+    )
 
 
 class SearchHit(BaseModel):

@@ -47,6 +47,11 @@ class Curator:
     ) -> FactOut:
         """Retract a fact: gone from results, kept as history with the reason. With ``purge``,
         erase it: no file of the data dir keeps its text (the reason is not kept either)."""
+        if not isinstance(purge, bool):  # "yes", "false" or 1 must never erase by accident
+            raise InvalidInput(
+                f"purge must be true or false (a JSON boolean), got {check.shown(purge)}: send true to "
+                "erase the fact for good, false (or leave it out) to retract it"
+            )
         why = check.optional_text(reason, "reason", max_bytes=500) or "forgotten on request"
         with self.stores.write_lock:
             fact = self.stores.fact(fact_id, scope)
@@ -106,7 +111,7 @@ class Curator:
         if src == dst:
             raise InvalidInput("from_id and to_id are the same: link two different facts or entities")
         rel = check.text(relation, "relation", max_bytes=64).lower().replace(" ", "_")
-        w = check.confidence(weight, default=1.0) if weight is not None else 1.0
+        w = check.confidence(weight, default=1.0, field="weight", ends="0 (weak) to 1 (strong; the default)")
         with self.stores.write_lock:
             now = self.stores.clock()
             kinds = (src[0], dst[0])
@@ -114,7 +119,9 @@ class Curator:
                 edge = FACT_RELATIONS.get(rel)
                 if edge is None:
                     allowed = ", ".join(FACT_RELATIONS)
-                    raise InvalidInput(f"relation {relation!r} cannot join two facts: use one of {allowed}")
+                    raise InvalidInput(
+                        f"relation {check.shown(relation)} cannot join two facts: use one of {allowed}"
+                    )
                 a, b = self.stores.fact(src, scope), self.stores.fact(dst, scope)
                 _refuse_across_scopes((a.id, a.scope), (b.id, b.scope))
                 for erased in (f for f in (a, b) if f.status is FactStatus.PURGED):

@@ -30,7 +30,9 @@ from typing import Any
 from hippograph.api import OPERATIONS, MemoryAPI
 from hippograph.config import Settings
 from hippograph.domain import lifecycle as lc
+from hippograph.domain import validation as check
 from hippograph.domain.errors import IndexDamaged, InvalidInput, StoreError
+from hippograph.domain.models import RememberOut
 from hippograph.retrieval.retriever import Retriever
 from hippograph.service import import_mcp, screening, transfer
 from hippograph.service.curation import PURGE_PENDING, Curator, finish_purge
@@ -115,7 +117,7 @@ class Memory(MemoryAPI):
         self.explainer = Explainer(self.stores)
         self.subgraphs = Subgraphs(self.stores)
         self._handlers: dict[str, Callable[..., Any]] = {
-            "remember": self.writer.remember,
+            "remember": self._remember,
             "remember_many": self.writer.remember_many,
             "correct": self.writer.correct,
             "confirm": self.curator.confirm,
@@ -227,7 +229,7 @@ class Memory(MemoryAPI):
         handler = self._handlers.get(name)
         if handler is None:
             raise InvalidInput(
-                f"there is no operation {name!r}: use one of {', '.join(sorted(self._handlers))}"
+                f"there is no operation {check.shown(name)}: use one of {', '.join(sorted(self._handlers))}"
             )
         if not OPERATIONS[name].read_only:
             # The one intake of every write: no path, no field is stored unscreened.
@@ -296,6 +298,13 @@ class Memory(MemoryAPI):
         with self.stores.write_lock:
             self.vectors.optimize()
 
+    def _remember(self, content: str, **arguments: Any) -> RememberOut:
+        """``Writer.remember``, its reply noting a project scope this fact is the first of
+        (``project:falcn`` for ``project:falcon`` would otherwise start a memory without a word)."""
+        note = self.reader.empty_scope_note(arguments.get("scope"), starting=True)
+        out = self.writer.remember(content, **arguments)
+        return out.model_copy(update={"note": note}) if note and not out.corroborated else out
+
     def _export(self) -> dict[str, Any]:
         buffer = io.StringIO()
         report = transfer.export(self.stores, buffer)
@@ -307,7 +316,7 @@ class Memory(MemoryAPI):
         elif format == "hippograph":
             report = transfer.import_hippograph(self.stores, self.upkeep, lines)
         else:
-            raise InvalidInput(f"format {format!r} is not known: use hippograph or mcp-memory")
+            raise InvalidInput(f"format {check.shown(format)} is not known: use hippograph or mcp-memory")
         return dataclasses.asdict(report)
 
     # ------------------------------------------------------------ lifetime

@@ -6,6 +6,7 @@ because a fact was returned (a client reports what it used with ``mark_used``).
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
 
@@ -14,6 +15,7 @@ from hippograph.domain import validation as check
 from hippograph.domain.errors import InvalidInput, NotFound
 from hippograph.domain.models import (
     ACTIVE_STATUSES,
+    GLOBAL_SCOPE,
     HISTORY_STATUSES,
     EdgeType,
     Entity,
@@ -40,6 +42,9 @@ _TRUE_THEN = (*ACTIVE_STATUSES, FactStatus.SUPERSEDED.value)
 # usually fits (lines are priced as sent), a second covers what joining them changes.
 _FIT_ROUNDS = 6
 
+PROJECT_PREFIX = "project:"
+_SCOPES_SHOWN = 10  # most known scopes a note on an empty scope names
+
 
 class Reader:
     """search and recall over the shared stores."""
@@ -65,12 +70,7 @@ class Reader:
         detail: bool = False,
     ) -> SearchOut:
         s = self.stores.settings
-        query = check.text(query, "query", max_bytes=s.max_query_chars * 4)
-        if len(query) > s.max_query_chars:
-            raise InvalidInput(
-                f"query is {len(query)} characters, over the {s.max_query_chars} limit: "
-                "send the key words or one question"
-            )
+        query = check.query(query, "query", max_chars=s.max_query_chars)
         count = check.limit(limit, default=10, maximum=s.max_limit)
         now = self.stores.clock()
         scopes = visible_scopes(check.scope(scope))
@@ -103,6 +103,9 @@ class Reader:
         ranked, notes = self.stores.retriever.search(
             query, vector, where, count, query_plan, now=now, lookback=lookback
         )
+        if not any(r.fact.scope == scopes[0] for r in ranked):  # else it plainly holds something
+            empty = self.empty_scope_note(scopes[0])
+            notes = [*notes, empty] if empty else notes
         view = self.stores.graph.view(scopes)
         names = view.entity_names_for([r.fact.id for r in ranked])
         contested = self._contested(view, [r.fact.id for r in ranked])
@@ -127,6 +130,7 @@ class Reader:
         self, context: str, *, budget_tokens: int | None = None, scope: str | None = None, limit: int = 20
     ) -> RecallOut:
         s = self.stores.settings
+        context = check.query(context, "context", max_chars=s.max_query_chars)
         budget = budget_tokens if budget_tokens is not None else s.default_budget_tokens
         if isinstance(budget, bool) or not isinstance(budget, int) or not 50 <= budget <= s.max_budget_tokens:
             raise InvalidInput(f"budget_tokens must be a whole number from 50 to {s.max_budget_tokens}")
@@ -163,6 +167,28 @@ class Reader:
             return self.stores.graph.view(EVERYWHERE).scopes(prefix, limit=limit)
         view = self.stores.graph.view(visible_scopes(check.scope(scope)))
         return view.entity_names(prefix, limit=limit)
+
+    def empty_scope_note(self, scope: str | None, *, starting: bool = False) -> str | None:
+        """If ``scope`` is a project scope that holds nothing yet (no fact or entity, of any
+        status), a note saying so and naming the known scopes: a misspelt scope
+        (``project:falcn``) otherwise reads and writes a new, empty memory without a word. A new
+        scope is legitimate (the write still happens); global and session scopes (each session
+        starts empty) get no note, nor does a scope that is not valid (the call refuses it)."""
+        try:
+            named = check.scope(scope)
+        except InvalidInput:
+            return None
+        if not named.startswith(PROJECT_PREFIX):
+            return None
+        view = self.stores.graph.view(EVERYWHERE)
+        if named in view.scopes(named, limit=self.stores.settings.max_limit):
+            return None
+        projects = view.scopes(PROJECT_PREFIX, limit=self.stores.settings.max_limit)
+        close = difflib.get_close_matches(named, projects, n=3, cutoff=0.6)
+        known = [GLOBAL_SCOPE, *close, *(p for p in projects if p not in close)]
+        listed = ", ".join(known[:_SCOPES_SHOWN]) + (", …" if len(known) > _SCOPES_SHOWN else "")
+        state = "held nothing before: this fact starts it" if starting else "holds nothing yet"
+        return f"scope {named} {state}; known scopes: {listed}"
 
     def _fit(
         self,
@@ -241,7 +267,9 @@ class Reader:
             else self.stores.entities.resolve(name, scopes[0])
         )
         if found is None or found.scope not in scopes:
-            raise NotFound(f"no entity is called {entity!r} in this scope: search without the entity filter")
+            raise NotFound(
+                f"no entity is called {check.shown(entity)} in this scope: search without the entity filter"
+            )
         return [found.id]
 
 
