@@ -99,6 +99,11 @@ async def call_tool(
     return result
 
 
+def result_text(result: CallToolResult) -> str:
+    """The text blocks of a tool's reply, joined: what a model reads of an error."""
+    return " ".join(getattr(block, "text", "") for block in result.content)
+
+
 async def call(session: ClientSession, tool: str, **arguments: Any) -> dict[str, Any]:
     """Call a hippograph tool and return its structured output; fail loudly on a tool error."""
     result = await call_tool(session, tool, arguments, timeout=60)

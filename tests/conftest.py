@@ -60,3 +60,10 @@ async def client(tmp_path: Path, models_dir: Path, embedder: FastEmbedder) -> As
             yield connected
     finally:
         memory.close()
+
+
+@pytest.fixture
+async def served(memory: Memory) -> AsyncIterator[tuple[Client, Memory]]:
+    """An MCP client of an in-process server over ``memory``, and ``memory`` itself."""
+    async with Client(build_server(memory)) as client:
+        yield client, memory

@@ -5,7 +5,6 @@ and in process where the service itself guards."""
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -16,23 +15,12 @@ from mcp_types import INVALID_PARAMS
 
 from hippograph.api import OPERATIONS
 from hippograph.domain.errors import InvalidInput
-from hippograph.mcp_app import build_server
 from hippograph.service.memory import Memory
-from testkit.client import stdio_session
+from testkit.client import result_text, stdio_session
 
 pytestmark = pytest.mark.anyio
 
 PYDANTIC_WORDS = ("pydantic", "validation error", "Input should", "Field required", "Arguments\n")
-
-
-@pytest.fixture
-async def served(memory: Memory) -> AsyncIterator[tuple[Client, Memory]]:
-    async with Client(build_server(memory)) as client:
-        yield client, memory
-
-
-def _text(result: Any) -> str:
-    return " ".join(getattr(block, "text", "") for block in result.content)
 
 
 def _state(memory: Memory) -> tuple[dict[str, Any], list[str]]:
@@ -43,7 +31,7 @@ def _state(memory: Memory) -> tuple[dict[str, Any], list[str]]:
 async def _refused(client: Client, tool: str, arguments: dict[str, Any]) -> str:
     result = await client.call_tool(tool, arguments)
     assert result.is_error, (tool, arguments, result.structured_content)
-    return _text(result)
+    return result_text(result)
 
 
 # ------------------------------------------------------------ 1. a destructive boolean is strict
@@ -180,7 +168,7 @@ async def test_a_single_value_where_a_list_is_declared_is_a_list_of_one(
             "entities": "Falcon",
         },
     )
-    assert not stored.is_error, _text(stored)
+    assert not stored.is_error, result_text(stored)
     assert stored.structured_content is not None
     assert stored.structured_content["tags"] == ["deploy"]
     assert "Falcon" in stored.structured_content["entities"]  # the name, not its letters
@@ -194,11 +182,11 @@ async def test_a_single_value_where_a_list_is_declared_is_a_list_of_one(
         {"kind": '["procedure"]'},  # a list sent as JSON text still reads as that list
     ):
         found = await client.call_tool("search", {"query": "how to deploy Falcon", **filters})
-        assert not found.is_error, (filters, _text(found))
+        assert not found.is_error, (filters, result_text(found))
         assert found.structured_content is not None
         assert [hit["id"] for hit in found.structured_content["results"]] == [fact], filters
     used = await client.call_tool("mark_used", {"fact_ids": fact})
-    assert not used.is_error, _text(used)
+    assert not used.is_error, result_text(used)
 
 
 async def test_the_service_takes_a_single_tag_or_name_as_one(memory: Memory) -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -13,25 +12,14 @@ from mcp import Client
 from hippograph.api import OPERATIONS
 from hippograph.config import Settings
 from hippograph.domain.errors import InvalidInput
-from hippograph.mcp_app import build_server
 from hippograph.service.memory import Memory
 from hippograph.sharing.proxy import SharedMemory
 from hippograph.store.embed import FastEmbedder
-from testkit.client import call, stdio_session
+from testkit.client import call, result_text, stdio_session
 
 pytestmark = pytest.mark.anyio
 
 TOOLS = sorted(name for name, op in OPERATIONS.items() if op.tool)
-
-
-@pytest.fixture
-async def served(memory: Memory) -> AsyncIterator[tuple[Client, Memory]]:
-    async with Client(build_server(memory)) as client:
-        yield client, memory
-
-
-def _text(result: Any) -> str:
-    return " ".join(getattr(block, "text", "") for block in result.content)
 
 
 def _valid_arguments(memory: Memory) -> dict[str, dict[str, Any]]:
@@ -62,7 +50,7 @@ async def test_every_tool_refuses_an_unknown_argument_and_lists_its_own(
     for name in TOOLS:
         result = await client.call_tool(name, {**valid[name], "bogus_field": 1})
         assert result.is_error, name
-        message = _text(result)
+        message = result_text(result)
         assert f"unknown argument 'bogus_field' for {name}: it takes only " in message, message
         for accepted in OPERATIONS[name].tool_signature.parameters:
             assert accepted in message, (name, accepted)
@@ -74,14 +62,14 @@ async def test_an_internal_parameter_is_unknown_to_mcp_clients(served: tuple[Cli
     client, memory = served
     result = await client.call_tool("remember", {"content": "Ines likes dates", "evidence": "she said so"})
     assert result.is_error
-    assert "unknown argument 'evidence' for remember" in _text(result)
+    assert "unknown argument 'evidence' for remember" in result_text(result)
     assert memory.graph.census.counts()["facts"] == 0
 
 
 async def test_several_unknown_arguments_are_all_named(served: tuple[Client, Memory]) -> None:
     client, _ = served
     result = await client.call_tool("search", {"query": "figs", "top_k": 3, "filter": "x"})
-    assert "unknown arguments 'filter', 'top_k' for search" in _text(result)
+    assert "unknown arguments 'filter', 'top_k' for search" in result_text(result)
 
 
 async def test_an_unknown_argument_named_like_a_secret_is_not_echoed(served: tuple[Client, Memory]) -> None:
@@ -89,7 +77,7 @@ async def test_an_unknown_argument_named_like_a_secret_is_not_echoed(served: tup
     token = "ghp_" + "Xk93hT2pLqR7sW4nB8vC1mZ6yD0eF5gH3jK9"
     result = await client.call_tool("search", {"query": "figs", token: 1})
     assert result.is_error
-    assert token not in _text(result) and "(a name holding a secret)" in _text(result)
+    assert token not in result_text(result) and "(a name holding a secret)" in result_text(result)
 
 
 async def test_every_input_schema_says_no_other_arguments(served: tuple[Client, Memory]) -> None:
@@ -104,7 +92,7 @@ async def test_a_secret_in_a_tag_is_a_tool_error_naming_the_field(served: tuple[
     token = "sk_live_" + "Xk93hT2pLqR7sW4nB8vC1mZ6"
     result = await client.call_tool("remember", {"content": "Ines pays by card", "tags": ["billing", token]})
     assert result.is_error
-    message = _text(result)
+    message = result_text(result)
     assert "refused: tags[1] contains a stripe access token" in message
     assert token.lower() not in message.lower()
     assert memory.graph.census.counts()["facts"] == 0
