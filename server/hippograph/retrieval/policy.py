@@ -97,9 +97,3 @@ class RetrievalPolicy:
     # on LoCoMo dev, each conversation asked its own and another conversation's questions
     # (bench/results/confidence.md).
     min_relevance: float = 0.49
-    # ... and any query whose best result is less similar than this gets no results either,
-    # names or not ("Which gym do I go to?" of a memory that holds nothing about gyms: the
-    # nearest facts score 0.03-0.12). Chosen by leave-one-conversation-out on LoCoMo dev, the
-    # highest floor that costs the other conversations at most 0.005 R@10 beyond the name gate
-    # (0.36-0.37 in every fold; bench/results/confidence.md).
-    abstain_relevance: float = 0.36

@@ -105,13 +105,8 @@ class Retriever:
         *,
         now: datetime,
         lookback: Lookback | None = None,
-        abstain: bool = True,
     ) -> tuple[list[Ranked], list[str]]:
-        """The ``limit`` best facts for a query, ranked, and notes for the caller.
-
-        "No confident match" (no results, a note): when the query names something memory has never
-        seen and nothing is close in meaning; or, with ``abstain`` (a question, not a task's
-        context), when it names nothing and nothing comes closer than ``abstain_relevance``."""
+        """The ``limit`` best facts for a query, ranked, and notes for the caller."""
         candidates, notes = self.retrieve(query, vector, where, limit, plan)
         pooled = ranking.pool(candidates, limit, lookback=lookback)
         facts = self._graph.get_facts([c.id for c in pooled])
@@ -126,20 +121,11 @@ class Retriever:
             lookback=lookback,
         )
         ranked = self._with_relevance(ranked, vector)
-        best = max((r.relevance for r in ranked), default=0.0)
-        if best >= self.policy.min_relevance:
-            return ranked, notes
         # Names are looked up (up to two keyword queries each) only when nothing is close.
-        unknown = self._unknown_names(plan, where)
+        confident = max((r.relevance for r in ranked), default=0.0) >= self.policy.min_relevance
+        unknown = [] if confident else self._unknown_names(plan, where)
         if unknown:
             notes.append(f"no confident match: no fact mentions {', '.join(unknown)}")
-            return [], notes
-        # A question asked by its words alone: a name memory knows, a time phrase, a tag or an
-        # entity filter chooses facts by something else than closeness in meaning.
-        by_words = not plan.capitalized and plan.after is None and plan.before is None and lookback is None
-        filtered = where.tags_any or where.entity_ids_any or where.ids or where.after or where.before
-        if ranked and abstain and by_words and not filtered and best < self.policy.abstain_relevance:
-            notes.append(f"no confident match: nothing stored is close to this (best relevance {best:.2f})")
             return [], notes
         return ranked, notes
 

@@ -68,10 +68,7 @@ class Reader:
         as_of: str | None = None,
         known_at: str | None = None,
         detail: bool = False,
-        abstain: bool = True,
     ) -> SearchOut:
-        """``abstain=False`` (not offered to clients) for a task's context (recall): it asks no
-        question, so it never gets "no confident match" for being far from every fact."""
         s = self.stores.settings
         query = check.query(query, "query", max_chars=s.max_query_chars)
         count = check.limit(limit, default=10, maximum=s.max_limit)
@@ -104,7 +101,7 @@ class Reader:
         query_plan = plan(query, now, recent=recent)
         vector = self.stores.embedder.embed([query])[0]
         ranked, notes = self.stores.retriever.search(
-            query, vector, where, count, query_plan, now=now, lookback=lookback, abstain=abstain
+            query, vector, where, count, query_plan, now=now, lookback=lookback
         )
         if not any(r.fact.scope == scopes[0] for r in ranked):  # else it plainly holds something
             empty = self.empty_scope_note(scopes[0])
@@ -137,7 +134,7 @@ class Reader:
         budget = budget_tokens if budget_tokens is not None else s.default_budget_tokens
         if isinstance(budget, bool) or not isinstance(budget, int) or not 50 <= budget <= s.max_budget_tokens:
             raise InvalidInput(f"budget_tokens must be a whole number from 50 to {s.max_budget_tokens}")
-        found = self.search(context, limit=min(limit, s.max_limit), scope=scope, detail=True, abstain=False)
+        found = self.search(context, limit=min(limit, s.max_limit), scope=scope, detail=True)
         facts = self.stores.graph.get_facts([h.id for h in found.results])
         narrative_facts = [
             NarrativeFact(
