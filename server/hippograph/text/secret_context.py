@@ -17,8 +17,9 @@ from __future__ import annotations
 
 import math
 import re
-from collections import Counter
 from collections.abc import Callable, Iterator
+
+from hippograph.text.secret_rules import entropy
 
 __all__ = ["context_findings", "named", "prefixed_token_findings", "secret_shaped"]
 
@@ -74,11 +75,6 @@ _RUN = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
 _SPELLED_WORD = re.compile(r"(?=.*[aeiouyAEIOUY])(?:[A-Z]?[a-z]{2,}|[A-Z]{3,})")  # `cache`, `Linux`, `PROD`
 
 
-def _entropy(text: str) -> float:
-    n = len(text)
-    return -sum(c / n * math.log2(c / n) for c in Counter(text).values())
-
-
 # The letter pairs that make up 90% of those in English words: the 193 most frequent pairs in
 # the 21,358 words of 3+ letters of the embedding model's vocabulary (bert-base-uncased). A
 # random pair of letters is one of them about one time in four.
@@ -103,6 +99,11 @@ def _wordlike(run: str) -> bool:
     lowered = run.lower()
     rare = sum(lowered[i : i + 2] not in _COMMON_BIGRAMS for i in range(len(run) - 1))
     return rare * 3 <= len(run) - 1
+
+
+def _spelled(value: str) -> int:
+    """How many characters of ``value`` are in runs spelled like English words."""
+    return sum(len(r) for r in _RUN.findall(value) if _wordlike(r))
 
 
 def _path(value: str) -> bool:
@@ -141,14 +142,14 @@ def secret_shaped(value: str) -> bool:
     if named(value):
         return False
     # Words spelled out (`deploy2production`, `Release2024Notes`) cover most of a name.
-    if sum(len(r) for r in _RUN.findall(value) if _wordlike(r)) * 2 >= len(value):
+    if _spelled(value) * 2 >= len(value):
         return False
     if letters == 0 or (digits == 0 and letters == len(value) and len(value) < 16):
         return False  # `123-456-7890`; a short run of letters is a word or a name
     if digits and len(value) < 16 and len(re.findall(r"[A-Za-z]+|\d+", value)) <= 2:
         return False  # a word and a number: `jsmith2024`, `INC-20240513`, `build_4821`
     # Random text of n characters has nearly n distinct ones until the alphabet runs out.
-    return _entropy(value) >= min(3.0, math.log2(len(value)) - 0.9)
+    return entropy(value) >= min(3.0, math.log2(len(value)) - 0.9)
 
 
 def _told_shaped(value: str) -> bool:
@@ -162,8 +163,7 @@ def _told_shaped(value: str) -> bool:
         return False
     if value.isdigit():
         return len(value) >= 12
-    spelled = sum(len(r) for r in _RUN.findall(value) if _wordlike(r))
-    if spelled * 2 >= len(value):
+    if _spelled(value) * 2 >= len(value):
         return False
     if not any(c.isdigit() for c in value):
         return len(value) >= 12  # letters (and signs) that spell nothing
@@ -240,5 +240,5 @@ def prefixed_token_findings(text: str) -> Iterator[tuple[int, int]]:
             continue
         classes = sum(any(f(c) for c in body) for f in (str.isupper, str.islower, str.isdigit))
         random_hex = len(body) >= 32 and _HEX.fullmatch(body) is not None and classes == 2
-        if random_hex or (classes >= 2 and _entropy(body) >= 4 and secret_shaped(body)):
+        if random_hex or (classes >= 2 and entropy(body) >= 4 and secret_shaped(body)):
             yield match.span()

@@ -34,6 +34,7 @@ __all__ = [
     "RULES",
     "RULES_SHA256",
     "Rule",
+    "entropy",
     "findings",
     "go_to_python",
     "rule_findings",

@@ -18,16 +18,14 @@ every repetition is bounded, so adversarial text scans in linear time.
 
 from __future__ import annotations
 
-import math
 import re
 from bisect import bisect_right
-from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from hippograph.text.secret_context import context_findings, named, prefixed_token_findings
 from hippograph.text.secret_formats import CLI_PASSWORD, VENDOR_TOKENS
-from hippograph.text.secret_rules import RULES
+from hippograph.text.secret_rules import RULES, entropy
 from hippograph.text.secret_rules import findings as rule_findings
 
 __all__ = ["SecretFinding", "describe", "redact", "scan"]
@@ -278,11 +276,6 @@ _UNPRONOUNCEABLE = re.compile(r"^[^aeiouy]*$|[^aeiouy]{3}", re.IGNORECASE)
 _MIN_ENTROPY = 3.7  # bits/char; random base64 of 20+ characters is above 4 nearly always
 
 
-def _entropy(token: str) -> float:
-    n = len(token)
-    return -sum(c / n * math.log2(c / n) for c in Counter(token).values())
-
-
 def _looks_random(token: str) -> bool:
     if token.startswith("_Z"):
         return False  # a mangled C++ symbol, from a linker error
@@ -302,7 +295,7 @@ def _looks_random(token: str) -> bool:
     runs = _RUN.findall(token)
     mean_run = sum(map(len, runs)) / len(runs)
     wordy = sum(len(w) for w in _WORDLIKE.findall(token) if not _UNPRONOUNCEABLE.search(w)) / len(token)
-    return mean_run < (2.2 if wordy >= 0.5 else 3.0) and _entropy(token) >= _MIN_ENTROPY
+    return mean_run < (2.2 if wordy >= 0.5 else 3.0) and entropy(token) >= _MIN_ENTROPY
 
 
 def _entropy_findings(text: str) -> Iterable[tuple[int, int]]:
