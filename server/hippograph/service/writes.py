@@ -172,12 +172,7 @@ class Writer:
             batch = _Batch(PendingEntities(self.stores.entities), self.stores.graph.active_facts_with(set()))
             planned = self._plan_corroboration(strengthened, [], batch)
             self._commit([planned], batch, np.empty((1, 0), dtype=np.float32))
-        return RememberOut(
-            **fact_out(planned.fact, self._names(planned)).model_dump(),
-            corroborated=True,
-            superseded=[old.id for old in planned.superseded],
-            contradicts=[old.id for old in planned.contradicted],
-        )
+        return self._reply(planned)
 
     def remember_many(self, items: Sequence[Mapping[str, Any]]) -> list[RememberOut]:
         """Remember many facts, with the outcome of calling ``remember`` for each in turn, faster.
@@ -228,19 +223,20 @@ class Writer:
                 one, vectors[i] = self._plan(fact, given, names[i], text, vectors[i], near, batch, corrects)
                 planned.append(one)
             self._commit(planned, batch, vectors)
-        return [
-            RememberOut(
-                **fact_out(p.fact, self._names(p)).model_dump(),
-                corroborated=p.corroborated,
-                superseded=[old.id for old in p.superseded if corrects is None or old.id != corrects.id],
-                contradicts=[old.id for old in p.contradicted],
-                similar=p.similar,
-                linked_entities=[
-                    EntityOut(id=e.id, name=e.name, type=e.type, created=e in p.created) for _, e in p.linked
-                ],
-            )
-            for p in planned
-        ]
+        return [self._reply(p, corrects) for p in planned]
+
+    def _reply(self, p: _Planned, corrects: Fact | None = None) -> RememberOut:
+        """What remember answers for one planned fact (a correction does not list what it corrects)."""
+        return RememberOut(
+            **fact_out(p.fact, self._names(p)).model_dump(),
+            corroborated=p.corroborated,
+            superseded=[old.id for old in p.superseded if corrects is None or old.id != corrects.id],
+            contradicts=[old.id for old in p.contradicted],
+            similar=p.similar,
+            linked_entities=[
+                EntityOut(id=e.id, name=e.name, type=e.type, created=e in p.created) for _, e in p.linked
+            ],
+        )
 
     def _names(self, planned: _Planned) -> list[str]:
         if planned.corroborated:
