@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import kuzu
+import ladybug
 import pytest
 from mcp import Client
 
@@ -120,8 +120,8 @@ def test_an_old_data_dir_opens_with_every_fact_stated_once(
 ) -> None:
     # A graph at schema version 1, as hippograph wrote it before corroboration.
     settings.data_dir.mkdir(parents=True)
-    db = kuzu.Database(str(settings.data_dir / "graph.kuzu"))
-    conn = kuzu.Connection(db)
+    db = ladybug.Database(str(settings.data_dir / "graph.kuzu"))
+    conn = ladybug.Connection(db)
     for statement in kuzu_migrations()[0].statements:
         conn.execute(statement)
     conn.execute("CREATE (:Meta {key: 'schema_version', value: '1'})")

@@ -83,7 +83,7 @@ def test_receipts_do_not_fill_a_small_buffer_pool(
     tmp_path: Path, models_dir: Path, embedder: FastEmbedder
 ) -> None:
     # Kùzu 0.11.3 leaked pool pages when a receipt's long reply was SET on it (failed at ~100).
-    settings = Settings(data_dir=tmp_path / "data", models_dir=models_dir, kuzu_buffer_pool_bytes=16 << 20)
+    settings = Settings(data_dir=tmp_path / "data", models_dir=models_dir, kuzu_buffer_pool_bytes=32 << 20)
     memory = Memory.open(settings, embedder=embedder)
     try:
         for i in range(250):

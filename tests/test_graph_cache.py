@@ -1,11 +1,11 @@
 """No read or write fails for want of the graph engine's page cache, however many writes a
 store has taken (issue 22).
 
-Kùzu keeps every page a commit changed pinned in its buffer pool until a checkpoint, and
-checkpointed by itself only once the WAL passed 16 MB: a remember pins ~30 KB for ~1.3 KB of
-WAL, so the default 128 MiB pool was full after ~4,000 remembers and every statement after failed
-(at 16 MiB: remember #276). These tests use the smallest pool the settings allow, so a few
-hundred writes reproduce what a real user reached in weeks.
+Kùzu (and ladybug, its fork) keeps every page a commit changed pinned in its buffer pool until a
+checkpoint, and checkpointed by itself only once the WAL passed 16 MB: a remember pins ~30 KB for
+~1.3 KB of WAL, so the default 128 MiB pool was full after ~4,000 remembers and every statement
+after failed (in the smallest pool, 32 MiB under ladybug: remember #652). These tests use that
+pool, so a few hundred writes reproduce what a real user reached in weeks.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from hippograph.service.memory import Memory
 from hippograph.store.embed import FastEmbedder
 from hippograph.store.kuzu_session import KuzuSession
 
-_POOL = 16 << 20  # the smallest HIPPOGRAPH_KUZU_BUFFER_POOL_BYTES accepted
+_POOL = 32 << 20  # the smallest HIPPOGRAPH_KUZU_BUFFER_POOL_BYTES accepted
 _PEOPLE = ["Sarah", "Tomasz", "Priya", "Lee", "Ana", "Omar", "Kenji", "Mia", "Rajesh", "Zoe"]
 _THINGS = ["Terraform", "Kafka", "Postgres", "Redis", "React", "Docker", "Rust", "Falcon"]
 
@@ -32,7 +32,7 @@ def test_hundreds_of_single_remembers_about_a_few_hubs_fit_the_smallest_pool(
 ) -> None:
     small = settings.model_copy(update={"kuzu_buffer_pool_bytes": _POOL, "maintenance_interval_s": 0})
     memory = Memory.open(small, embedder=embedder)
-    n = 420  # before the fix: the 277th failed with "The buffer pool is full"
+    n = 700  # without the checkpoint rule: the 653rd failed with "The buffer pool is full"
     try:
         for i in range(n):
             person, thing = _PEOPLE[i % len(_PEOPLE)], _THINGS[(i // len(_PEOPLE)) % len(_THINGS)]
@@ -51,8 +51,30 @@ def test_hundreds_of_single_remembers_about_a_few_hubs_fit_the_smallest_pool(
         reopened.close()
 
 
+def test_thousands_of_small_commits_about_hubs_fit_the_smallest_pool(tmp_path: Path) -> None:
+    session = KuzuSession(tmp_path / "graph.kuzu", max_db_size=1 << 32, buffer_pool_bytes=_POOL)
+    try:
+        session.execute("CREATE NODE TABLE Hub(id STRING, n INT64, PRIMARY KEY(id))")
+        session.execute("CREATE NODE TABLE Note(id STRING, body STRING, PRIMARY KEY(id))")
+        session.execute("CREATE REL TABLE ABOUT(FROM Note TO Hub)")
+        for hub in range(20):
+            session.run("CREATE (:Hub {id: $id, n: 0})", {"id": f"h{hub}"})
+        for i in range(3_000):  # without the checkpoint rule: commit #1,747 failed
+            with session.transaction():
+                session.run(
+                    "CREATE (:Note {id: $id, body: $body})", {"id": f"n{i}", "body": f"note {i} " * 10}
+                )
+                session.run(
+                    "MATCH (n:Note {id: $id}), (h:Hub {id: $hub}) CREATE (n)-[:ABOUT]->(h) SET h.n = h.n + 1",
+                    {"id": f"n{i}", "hub": f"h{i % 20}"},
+                )
+        assert session.run("MATCH (h:Hub) RETURN sum(h.n) AS n") == [{"n": 3_000}]
+    finally:
+        session.close()
+
+
 _UNCHECKPOINTED = """
-import os, sys, kuzu
+import os, sys, ladybug as kuzu
 db = kuzu.Database(sys.argv[1], buffer_pool_size=256 << 20, auto_checkpoint=False)
 conn = kuzu.Connection(db)
 conn.execute("CREATE NODE TABLE Hub(id STRING, n INT64, PRIMARY KEY(id))")

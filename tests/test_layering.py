@@ -37,7 +37,7 @@ LAYERS = {
     "__main__": 10,
 }
 # Third-party engines each unit may touch: the stores own every database and the model.
-ENGINES = {"kuzu", "lancedb", "fastembed", "pyarrow", "onnxruntime", "onnx", "spacy"}
+ENGINES = {"kuzu", "ladybug", "lancedb", "fastembed", "pyarrow", "onnxruntime", "onnx", "spacy"}
 ENGINE_OWNERS = {"store"}
 
 
@@ -92,7 +92,7 @@ def test_database_engines_and_the_model_appear_only_in_the_store() -> None:
 
 def test_cypher_lives_only_in_the_kuzu_session_and_statements() -> None:
     for path in _modules():
-        if "import kuzu" in path.read_text():
+        if "import kuzu" in path.read_text() or "import ladybug" in path.read_text():
             assert path.parent.name == "store", path
 
 

@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import kuzu
+import ladybug
 
 from hippograph.config import Settings
 from hippograph.domain.models import FactStatus
@@ -40,8 +40,8 @@ V1_FACTS: list[dict[str, Any]] = [
 def _v1_data_dir(data_dir: Path) -> None:
     """A graph as hippograph wrote it at schema v1 (no vector index yet: it is rebuilt)."""
     data_dir.mkdir(parents=True)
-    db = kuzu.Database(str(data_dir / "graph.kuzu"))
-    conn = kuzu.Connection(db)
+    db = ladybug.Database(str(data_dir / "graph.kuzu"))
+    conn = ladybug.Connection(db)
     for statement in kuzu_migrations()[0].statements:
         conn.execute(statement)
     conn.execute("CREATE (:Meta {key: 'schema_version', value: '1'})")

@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-import kuzu
+import ladybug
 import pytest
 
 from hippograph.config import DEFAULT_MODEL, Settings
@@ -41,8 +41,8 @@ def _data_dir_of_a_newer_hippograph(data_dir: Path, models_dir: Path, embedder: 
     memory = Memory.open(Settings(data_dir=data_dir, models_dir=models_dir), embedder=embedder)
     memory.remember("Dana writes Rust at work")
     memory.close()
-    db = kuzu.Database(str(data_dir / "graph.kuzu"))
-    conn = kuzu.Connection(db)
+    db = ladybug.Database(str(data_dir / "graph.kuzu"))
+    conn = ladybug.Connection(db)
     conn.execute("MATCH (m:Meta {key: 'schema_version'}) SET m.value = '99'")
     conn.close()
     db.close()

@@ -84,7 +84,7 @@ def code_state() -> dict[str, Any]:
 
 def versions() -> dict[str, str]:
     out = {}
-    for dist in ("hippograph", "kuzu", "lancedb", "fastembed", "onnxruntime", "mcp", "numpy"):
+    for dist in ("hippograph", "ladybug", "lancedb", "fastembed", "onnxruntime", "mcp", "numpy"):
         with contextlib.suppress(importlib.metadata.PackageNotFoundError):
             out[dist] = importlib.metadata.version(dist)
     return out

@@ -98,7 +98,7 @@ class Settings(BaseSettings):
         default=1 << 36, description="Kùzu's virtual address-space cap in bytes (not disk use)."
     )
     kuzu_buffer_pool_bytes: int = Field(
-        default=128 << 20, ge=16 << 20, description="Kùzu's page cache; bounds its share of RSS."
+        default=128 << 20, ge=32 << 20, description="Kùzu's page cache; bounds its share of RSS."
     )
 
     # Lifecycle (see lifecycle.LifecyclePolicy for the rest of the defaults).

@@ -17,6 +17,7 @@ CONTRADICTS edge. Everything here is a function of texts and values: no I/O, no 
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import Counter
 from dataclasses import dataclass
@@ -162,6 +163,7 @@ def _normal(word: str) -> str:
     return w
 
 
+@functools.lru_cache(maxsize=1024)  # judging one statement reads each text several times
 def _read(text: str) -> _Words:
     content: list[str] = []
     slots: list[set[str]] = []

@@ -18,7 +18,7 @@ from typing import Any
 
 from hippograph.domain.errors import InternalError
 from hippograph.domain.models import ACTIVE_STATUSES, EDGE_PROPS, FACT_EDGES, EdgeType, Entity, Fact
-from hippograph.store import migrations
+from hippograph.store import engine_upgrade, migrations
 from hippograph.store.census import GraphCensus
 from hippograph.store.fact_cache import FactCache
 from hippograph.store.graph_view import EVERYWHERE, MirrorView
@@ -58,6 +58,7 @@ class KuzuGraphStore:
 
     def __init__(self, path: Path, *, max_db_size: int, buffer_pool_bytes: int) -> None:
         self.path = path
+        engine_upgrade.upgrade(path, max_db_size=max_db_size, buffer_pool_bytes=buffer_pool_bytes)
         migrations.refuse_newer(path)
         self._read = ReadModel()
         # Writes reach the read model when they commit (all of one commit at once).

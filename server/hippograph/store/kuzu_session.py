@@ -19,7 +19,7 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
-import kuzu
+import ladybug
 
 from hippograph.domain.errors import GraphCacheFull, InternalError, StoreError
 from hippograph.store.malloc_arenas import release_free_memory
@@ -41,7 +41,7 @@ _KEYED_ROWS = 16
 CommitHook = Callable[[], None]
 
 
-def one_result(result: kuzu.QueryResult | list[kuzu.QueryResult]) -> kuzu.QueryResult:
+def one_result(result: ladybug.QueryResult | list[ladybug.QueryResult]) -> ladybug.QueryResult:
     """The result of one statement (kuzu returns a list only for a string of several)."""
     if isinstance(result, list):
         raise InternalError(f"one Kùzu statement was expected, {len(result)} ran")
@@ -80,7 +80,8 @@ def _rebuild_paths(path: Path) -> tuple[Path, Path]:
     return path.with_name(path.name + ".export"), path.with_name(path.name + ".rebuild")
 
 
-def _discard(*paths: Path) -> None:
+def discard(*paths: Path) -> None:
+    """Remove these database files (and their log and shadow files) or export directories."""
     for path in paths:
         for found in (path, Path(f"{path}.wal"), Path(f"{path}.shadow")):
             if found.is_dir():
@@ -135,27 +136,27 @@ class KuzuSession:
                 f"cannot open the graph store {path}: {err}. If another hippograph process is using "
                 "this data dir, stop it or point this one at another --data-dir."
             ) from err
-        self._conn = kuzu.Connection(self._db)
+        self._conn = ladybug.Connection(self._db)
         # The pool's use right after the last checkpoint (see ``_settle``).
         self._settled = self._pool_use()
-        _discard(*_rebuild_paths(path))  # a rebuild a crash interrupted: the old file is whole
+        discard(*_rebuild_paths(path))  # a rebuild a crash interrupted: the old file is whole
         # Each statement is prepared once: kuzu 0.11.3 keeps ~30-130 KB of native memory for
         # every statement it prepares (an UNWIND of a 25-field row: ~0.17 MB a call), so
         # preparing per call grew a server by ~0.5 MB per remember, without bound. Planning
         # once also saves the planner's time on every call after the first.
-        self._prepared: dict[str, kuzu.PreparedStatement] = {}
+        self._prepared: dict[str, ladybug.PreparedStatement] = {}
         self._types: dict[str, dict[str, str]] = {}  # table -> column -> Kùzu type (see cast)
         # The open transaction's commit hooks; None outside a transaction.
         self._hooks: list[CommitHook] | None = None
         # A statement a thread wants committed with its next transaction (see ``commit_with``).
         self._riders: dict[int, tuple[str, dict[str, Any]]] = {}
 
-    def _open(self, path: Path) -> kuzu.Database:
+    def _open(self, path: Path) -> ladybug.Database:
         """The database, its WAL replayed (and checkpointed) whatever pool the replay needed."""
         pool = self._buffer_pool_bytes
         for _ in range(_REPLAY_DOUBLINGS):
             try:
-                db = kuzu.Database(str(path), max_db_size=self._max_db_size, buffer_pool_size=pool)
+                db = ladybug.Database(str(path), max_db_size=self._max_db_size, buffer_pool_size=pool)
             except RuntimeError as err:
                 if _POOL_FULL not in str(err):
                     raise
@@ -172,12 +173,22 @@ class KuzuSession:
                 f"{pool >> 21} MiB page cache. Nothing is lost: open it with "
                 f"HIPPOGRAPH_KUZU_BUFFER_POOL_BYTES set higher, once; later opens need no more."
             )
-        return kuzu.Database(
+        return ladybug.Database(
             str(path), max_db_size=self._max_db_size, buffer_pool_size=self._buffer_pool_bytes
         )
 
     def close(self) -> None:
+        """Checkpoint and close: ladybug does not checkpoint on close (the next open would replay
+        the whole log), nor free the file while one of its prepared statements is referenced."""
         with self.lock:
+            try:
+                self._conn.execute("CHECKPOINT")
+            except RuntimeError as err:
+                log.warning(
+                    "the graph could not be checkpointed before closing (%s): the next open replays its log",
+                    err,
+                )
+            self._prepared.clear()
             self._conn.close()
             self._db.close()
 
@@ -255,25 +266,26 @@ class KuzuSession:
         with self.lock:
             if self._hooks is not None:
                 raise InternalError("the graph cannot be rebuilt inside a transaction")
-            _discard(export, fresh)
+            discard(export, fresh)
             self._conn.execute("CHECKPOINT")
             self._conn.execute(f"EXPORT DATABASE '{export}' (format='parquet')")
             try:
                 db = self._open(fresh)
-                conn = kuzu.Connection(db)
+                conn = ladybug.Connection(db)
                 one_result(conn.execute(f"IMPORT DATABASE '{export}'")).close()
+                conn.execute("CHECKPOINT")  # the new file whole by itself: its log is not moved
                 conn.close()
                 db.close()
             except BaseException:
-                _discard(export, fresh)
+                discard(export, fresh)
                 raise
             self._conn.close()
             self._db.close()
             self._prepared.clear()
             os.replace(fresh, self.path)
-            _discard(export, Path(f"{self.path}.wal"))
+            discard(export, Path(f"{self.path}.wal"))
             self._db = self._open(self.path)
-            self._conn = kuzu.Connection(self._db)
+            self._conn = ladybug.Connection(self._db)
             self._settled = self._pool_use()
 
     # ------------------------------------------------------------ statements

@@ -6,7 +6,7 @@ import logging
 from pathlib import Path
 from typing import Any
 
-import kuzu
+import ladybug
 
 from hippograph.domain.errors import SchemaTooNew
 from hippograph.store.kuzu_session import KuzuSession, one_result
@@ -23,11 +23,11 @@ def refuse_newer(path: Path) -> None:
     if not path.exists():
         return
     try:
-        db = kuzu.Database(str(path), read_only=True)
+        db = ladybug.Database(str(path), read_only=True)
     except RuntimeError:
         return  # locked by a writer, or unreadable: the read-write open reports it
     try:
-        conn = kuzu.Connection(db)
+        conn = ladybug.Connection(db)
         tables: list[Any] = one_result(conn.execute("CALL show_tables() RETURN name")).get_all()
         if "Meta" in {str(row[0]) for row in tables}:
             result = one_result(conn.execute("MATCH (m:Meta {key: 'schema_version'}) RETURN m.value"))
