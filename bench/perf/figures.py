@@ -65,6 +65,8 @@ def derived(r: dict[str, Any]) -> dict[str, Any]:
         "ratio_search_vs_numpy_p50": ratio(get(r, "search_graph.p50"), get(r, "floor.numpy_pipeline.p50")),
         "ratio_remember_p50_vs_embed": ratio(get(r, "remember.p50"), get(r, "floor.embed_one.p50")),
         "cold_start_s": get(r, "mcp.cold_start_s"),
+        "cold_floor_s": get(r, "mcp.cold_floor_s"),
+        "ratio_cold_start": ratio(get(r, "mcp.cold_start_s"), get(r, "mcp.cold_floor_s")),
         "initialize_s": get(r, "mcp.initialize_s"),
         "server_peak_rss_mb": get(r, "mcp.server_peak_rss_mb"),
         "worker_peak_rss_mb": get(r, "worker_peak_rss_mb"),

@@ -54,6 +54,8 @@ EXTRA_ROWS: list[tuple[str, str, str, str | None, bool]] = [
     ("ratio: remember p50 / embed one p50", "ratio_remember_p50_vs_embed", "x", None, False),
     ("cold start to first answered search (s)", "cold_start_s", "s", "cold_start_s", True),
     ("  of which: spawn to MCP initialize (s)", "initialize_s", "s", None, False),
+    ("cold start floor: fresh Python, model loaded, one text embedded (s)", "cold_floor_s", "s", None, False),
+    ("ratio: cold start / its floor", "ratio_cold_start", "x", None, False),
     ("Memory.open of the built store, in-process (s)", "reopen_s", "s", None, False),
     ("peak RSS, server process (MB)", "server_peak_rss_mb", "MB", "server_peak_rss_mb", False),
     ("peak RSS, bench worker incl. corpus and floor (MB)", "worker_peak_rss_mb", "MB", None, False),

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import contextlib
 import statistics
+import subprocess
+import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -16,6 +18,24 @@ from testkit.client import call_tool, stdio_session
 MCP_REMEMBER_SAMPLES = 200
 MCP_SEARCH_SAMPLES = 50
 COLD_STARTS = 3
+# The cold start's floor: a fresh Python that loads the same embedding model and embeds one text.
+_COLD_FLOOR = """
+import sys
+from pathlib import Path
+from hippograph.store.embed import FastEmbedder
+from hippograph.config import DEFAULT_MODEL
+FastEmbedder(DEFAULT_MODEL, Path(sys.argv[1])).embed(["what did we decide about the release?"])
+"""
+
+
+def cold_floor_s(models_dir: Path) -> float:
+    """Median seconds, spawn to exit, of COLD_STARTS fresh Pythons that embed one text."""
+    runs = []
+    for _ in range(COLD_STARTS):
+        t0 = time.perf_counter()
+        subprocess.run([sys.executable, "-c", _COLD_FLOOR, str(models_dir)], check=True, capture_output=True)
+        runs.append(time.perf_counter() - t0)
+    return round(statistics.median(runs), 3)
 
 
 def child_pid(match: Callable[[str], bool]) -> int | None:
@@ -83,6 +103,8 @@ async def mcp_phase(
                     out["server_rss_mb"] = rss
                     out["server_peak_rss_mb"] = (rss["after_searches"] or {}).get("peak")
     out["cold_starts"] = cold
+    out["cold_floor_s"] = cold_floor_s(models_dir)
+    log(f"  cold start floor (fresh Python, model loaded, one text embedded): {out['cold_floor_s']:.2f} s")
     out["cold_start_s"] = round(statistics.median(c["first_search_s"] for c in cold), 3)
     out["initialize_s"] = round(statistics.median(c["initialize_s"] for c in cold), 3)
     return out
