@@ -10,7 +10,7 @@ import signal
 import subprocess
 from pathlib import Path
 
-from hippograph.cli import _parser
+from hippograph.cli import build_parser
 from testkit.process import PYTHON, server_env
 from testkit.process import run_cli as hippograph
 
@@ -86,7 +86,7 @@ def test_commands_are_quiet_by_default_and_verbose_on_request(tmp_path: Path, mo
 
 
 def test_every_argument_of_every_command_says_what_it_is_for() -> None:
-    parser = _parser()
+    parser = build_parser()
     subparsers = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
     undocumented = [
         f"{name} {action.dest}"

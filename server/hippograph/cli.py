@@ -30,7 +30,8 @@ log = logging.getLogger("hippograph")
 EXIT_OK, EXIT_FAILED, EXIT_UNUSABLE = 0, 1, 2
 
 
-def _parser() -> argparse.ArgumentParser:
+def build_parser() -> argparse.ArgumentParser:
+    """The command line: every command, its arguments and their help."""
     parser = argparse.ArgumentParser(prog="hippograph", description="Long-term graph memory over MCP.")
     parser.add_argument("--version", action="version", version=f"hippograph {__version__}")
     common = argparse.ArgumentParser(add_help=False)
@@ -187,7 +188,7 @@ def _configure_logging(level: str) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     limit_malloc_arenas()  # before any engine starts a thread
-    args = _parser().parse_args(argv)
+    args = build_parser().parse_args(argv)
     command = args.command or "serve"
     try:
         settings = _settings(args)
