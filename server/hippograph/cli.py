@@ -176,6 +176,19 @@ def _log_level(command: str, args: argparse.Namespace, settings: Settings) -> st
     return settings.log_level or ("INFO" if command == "serve" else "WARNING")
 
 
+class _PerSessionToDebug(logging.Filter):
+    """The MCP SDK's line per HTTP session (created, terminated, idle) is DEBUG here, not INFO."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.levelno == logging.INFO:
+            record.levelno, record.levelname = logging.DEBUG, "DEBUG"
+            return logging.getLogger().isEnabledFor(logging.DEBUG)
+        return True
+
+
+_PER_SESSION_TO_DEBUG = _PerSessionToDebug()
+
+
 def _configure_logging(level: str) -> None:
     # stderr only: on stdio, stdout carries the protocol.
     logging.basicConfig(
@@ -184,6 +197,8 @@ def _configure_logging(level: str) -> None:
     # One line per request to the owner's socket (httpx2) or an HTTP client: noise at any level.
     for noisy in ("httpx", "httpx2", "fastembed", "uvicorn.access"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
+    for per_session in ("mcp.server.streamable_http_manager", "mcp.server.streamable_http"):
+        logging.getLogger(per_session).addFilter(_PER_SESSION_TO_DEBUG)  # once, however often called
 
 
 def main(argv: Sequence[str] | None = None) -> int:

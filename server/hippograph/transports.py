@@ -121,6 +121,13 @@ def http_app(server: MemoryServer, settings: Settings) -> ASGIApp:
     return HttpGuard(app, settings)
 
 
+def served_url(settings: Settings) -> str:
+    """Where an HTTP transport serves MCP (a port of 0 is the one the system picks)."""
+    port = settings.port or "<a free port>"
+    path = "/sse" if settings.transport == "sse" else "/mcp"
+    return f"http://{settings.host}:{port}{path}"
+
+
 def run(server: MemoryServer, settings: Settings) -> None:
     """Serve until the client leaves (stdio) or a SIGINT or SIGTERM (then ``KeyboardInterrupt``)."""
     with sigterm_as_interrupt():
@@ -133,6 +140,11 @@ def run(server: MemoryServer, settings: Settings) -> None:
             host=settings.host,
             port=settings.port,
             log_level="warning",
+        )
+        log.info(
+            "serving MCP over %s at %s",
+            "SSE" if settings.transport == "sse" else "streamable HTTP",
+            served_url(settings),
         )
         # uvicorn shuts down gracefully on either signal, then raises it again: KeyboardInterrupt.
         uvicorn.Server(config).run()

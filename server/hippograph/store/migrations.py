@@ -53,14 +53,18 @@ def schema_version(session: KuzuSession) -> int:
 def migrate(session: KuzuSession) -> None:
     """Apply each migration newer than the graph, each in a transaction with its version."""
     current = schema_version(session)
+    # A new graph takes every migration: one line says so, not one per migration.
+    level = logging.DEBUG if current == 0 else logging.INFO
     for migration in kuzu_migrations():
         if migration.version <= current:
             continue
-        log.info("applying graph schema migration %03d_%s", migration.version, migration.name)
+        log.log(level, "applying graph schema migration %03d_%s", migration.version, migration.name)
         with session.transaction():
             for statement in migration.statements:
                 session.execute(statement)
             set_meta(session, _VERSION_KEY, str(migration.version))
+    if current == 0:
+        log.info("created the graph store %s (schema version %d)", session.path, len(kuzu_migrations()))
 
 
 def get_meta(session: KuzuSession, key: str) -> str | None:
