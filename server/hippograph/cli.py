@@ -371,7 +371,7 @@ def _run_command(command: str, args: argparse.Namespace, memory: SharedMemory, s
             print("no results")
         return EXIT_OK
     if command == "maintain":
-        from hippograph.service.memory import utcnow
+        from hippograph.service.shaping import utcnow
         from hippograph.text.time_phrases import parse_time_bound
 
         now = parse_time_bound(args.now, utcnow(), end=False) if args.now else None

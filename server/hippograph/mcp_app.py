@@ -415,7 +415,7 @@ def _add_prompts(server: MemoryServer, memory: MemoryAPI, scope: str) -> None:
         """Remember each durable decision, preference and fact of this conversation, without duplicates."""
         return SAVE_PROMPT.format(focus=f" about {focus}" if focus else "")
 
-    @server.completion()
+    @server.completion()  # type: ignore[untyped-decorator, no-untyped-call]  # unannotated in mcp 2.3
     async def complete(
         ref: PromptReference | ResourceTemplateReference,
         argument: CompletionArgument,

@@ -174,7 +174,8 @@ class FastEmbedder:
             found = dict(zip(distinct, self._model.embed(distinct, batch_size=_BATCH), strict=True))
         vectors = np.asarray([found[text] for text in texts], dtype=np.float32)
         norms = np.linalg.norm(vectors, axis=1, keepdims=True)
-        return vectors / np.maximum(norms, 1e-12)
+        unit: np.ndarray = vectors / np.maximum(norms, 1e-12)
+        return unit
 
     def count_tokens(self, text: str) -> int:
         return len(self._counter.encode(text, add_special_tokens=False).ids)
