@@ -72,9 +72,9 @@ async def beliefs(client: Client, ids: list[str]) -> dict[str, tuple[Any, ...]]:
             x["fact"]["status"],
             x["fact"]["confidence"],
             x["access_count"],
-            x["last_accessed"],
+            x.get("last_accessed"),
             x["relevance"]["value"],
-            x["status_reason"],
+            x.get("status_reason"),
         )
     return held
 

@@ -149,7 +149,7 @@ class MemoryAPI:
                  object="Berlin", entities=["Alice", "Berlin"], event_time="2024-05-01")
         """
 
-    @operation(title="Search memory", read_only=True)
+    @operation(title="Search memory", read_only=True, idempotent=True)
     def search(
         self,
         query: Annotated[str, Field(description="Words or a question, e.g. 'where does Alice live'.")],
@@ -196,7 +196,7 @@ class MemoryAPI:
         search(query="where did Alice live", as_of="2023-06-01")
         """
 
-    @operation(title="Recall context", read_only=True)
+    @operation(title="Recall context", read_only=True, idempotent=True)
     def recall(
         self,
         context: Annotated[

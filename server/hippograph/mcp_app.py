@@ -241,15 +241,21 @@ def compact_schema(schema: dict[str, Any], *, null: bool = True) -> dict[str, An
     """A JSON schema as pydantic writes it, without what tells a client nothing: titles (the
     property names again), ``anyOf [X, null]`` written as X or null, ``default: null``.
 
-    An output schema (``null=True``) accepts exactly what the original accepts. An input
-    schema (``null=False``) leaves null out of optional arguments: leaving one out says the
-    same, and the tool still takes an explicit null.
+    An output schema (``null=True``) says null only where a reply may hold one: in a required
+    field (``replies.lean`` leaves out an optional field that holds nothing), so one type, not a
+    list of two, for the rest. An input schema (``null=False``) leaves null out of optional
+    arguments: leaving one out says the same, and the tool still takes an explicit null.
     """
     out: dict[str, Any] = {}
+    required = set(schema.get("required", []))
     for key, value in schema.items():
         if key == "title" and isinstance(value, str):
             continue
-        if key in ("properties", "$defs"):
+        if key == "properties":
+            out[key] = {
+                name: compact_schema(sub, null=null and name in required) for name, sub in value.items()
+            }
+        elif key == "$defs":
             out[key] = {name: compact_schema(sub, null=null) for name, sub in value.items()}
         elif key in ("items", "additionalProperties") and isinstance(value, dict):
             out[key] = compact_schema(value, null=null)

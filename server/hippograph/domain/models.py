@@ -355,13 +355,15 @@ class ExplainOut(BaseModel):
     fact: FactOut
     provenance: str
     sources: list[str] = Field(description="Every source that stated it, first first.")
-    last_stated: str | None = Field(description="When it was last stated again, if it was.")
-    evidence: str | None
-    status_reason: str | None
+    last_stated: str | None = Field(default=None, description="When it was last stated again, if it was.")
+    evidence: str | None = None
+    status_reason: str | None = None
     pinned: bool
     ttl_policy: str
     access_count: int = Field(description="Times a client reported using it (mark_used).")
-    last_accessed: str | None = Field(description="Last use or restatement; decay counts from here.")
+    last_accessed: str | None = Field(
+        default=None, description="Last use or restatement; decay counts from here."
+    )
     valid_from: str
     believed_until: str | None = Field(
         default=None, description="When memory stopped holding it (superseded or forgotten)."
