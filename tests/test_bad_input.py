@@ -1,11 +1,12 @@
 """Bad input gets an answer in hippograph's words, names the argument, says what to send, and
 writes nothing (issue 24, "Errors and coercions"): over MCP for tools, prompts and resources,
-and in process where the service itself guards."""
+and in process where the service itself guards.
+
+(A bad prompt request to a real stdio server: tests/e2e/test_bad_input.py.)"""
 
 from __future__ import annotations
 
 import logging
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -16,7 +17,7 @@ from mcp_types import INVALID_PARAMS
 from hippograph.api import OPERATIONS
 from hippograph.domain.errors import InvalidInput
 from hippograph.service.memory import Memory
-from testkit.client import result_text, stdio_session
+from testkit.client import result_text
 
 pytestmark = pytest.mark.anyio
 
@@ -319,19 +320,6 @@ async def test_a_bad_prompt_request_is_invalid_params_without_a_traceback(
     assert refused.value.error.code == INVALID_PARAMS
     assert says in refused.value.error.message, refused.value.error.message
     assert not [r for r in caplog.records if r.levelno >= logging.ERROR or r.exc_info], caplog.text
-
-
-async def test_a_bad_prompt_request_over_stdio_is_invalid_params(tmp_path: Path, models_dir: Path) -> None:
-    errlog = tmp_path / "stderr.txt"
-    with errlog.open("w") as err:
-        async with stdio_session(tmp_path / "data", models_dir, errlog=err) as session:
-            for name, arguments in (("what_do_you_know", {}), ("nope", {})):
-                with pytest.raises(MCPError) as refused:
-                    await session.get_prompt(name, arguments)
-                assert refused.value.error.code == INVALID_PARAMS, refused.value.error
-            good = await session.get_prompt("save_decisions", {})
-            assert good.messages
-    assert "Traceback" not in errlog.read_text()
 
 
 # ------------------------------------------------------------ 10. resource reads the request got wrong

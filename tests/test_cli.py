@@ -1,88 +1,12 @@
-"""The console script, run as a user would: real processes, exit codes, JSON output."""
+"""The console script's arguments, read in process: every one says what it is for.
+
+(The console script run as a user would, in real processes: tests/e2e/test_cli.py.)"""
 
 from __future__ import annotations
 
 import argparse
-import json
-import os
-import pty
-import signal
-import subprocess
-from pathlib import Path
 
 from hippograph.cli import build_parser
-from testkit.process import PYTHON, server_env
-from testkit.process import run_cli as hippograph
-
-FIXTURE = Path(__file__).parent / "data" / "transfer" / "mcp_memory.jsonl"
-
-
-def test_import_mcp_memory_then_export_and_round_trip(tmp_path: Path, models_dir: Path) -> None:
-    first, second = tmp_path / "first", tmp_path / "second"
-    imported = hippograph(first, models_dir, "import", str(FIXTURE), "--format", "mcp-memory", "--json")
-    assert imported.returncode == 0, imported.stderr
-    report = json.loads(imported.stdout)
-    assert report["facts_added"] > 0 and report["entities_added"] > 0
-    again = json.loads(
-        hippograph(first, models_dir, "import", str(FIXTURE), "--format", "mcp-memory", "--json").stdout
-    )
-    assert again["facts_added"] == 0
-
-    dump = tmp_path / "memory.jsonl"
-    assert hippograph(first, models_dir, "export", "--out", str(dump)).returncode == 0
-    assert hippograph(second, models_dir, "import", str(dump)).returncode == 0
-    redump = hippograph(second, models_dir, "export")
-    assert redump.returncode == 0
-    body = [line for line in dump.read_text().splitlines()[1:]]
-    assert redump.stdout.splitlines()[1:] == body
-
-    found = hippograph(second, models_dir, "search", "programming language preferences", "--json")
-    assert json.loads(found.stdout)["results"]
-
-
-def test_bad_import_file_exits_1_and_says_which_line(tmp_path: Path, models_dir: Path) -> None:
-    bad = tmp_path / "bad.jsonl"
-    bad.write_text(
-        '{"type": "entity", "name": "Ann", "entityType": "person", "observations": []}\nnot json\n'
-    )
-    result = hippograph(tmp_path / "data", models_dir, "import", str(bad), "--format", "mcp-memory")
-    assert result.returncode == 1
-    assert "line 2" in result.stderr
-
-
-def test_doctor_and_stats_report_a_consistent_store(tmp_path: Path, models_dir: Path) -> None:
-    data_dir = tmp_path / "data"
-    assert hippograph(data_dir, models_dir, "import", str(FIXTURE), "--format", "mcp-memory").returncode == 0
-    doctor = json.loads(hippograph(data_dir, models_dir, "doctor", "--json").stdout)
-    assert doctor["reindexed"] == 0 and doctor["orphan_rows_removed"] == 0
-    stats = json.loads(hippograph(data_dir, models_dir, "stats", "--json").stdout)
-    assert stats["facts"] == stats["indexed_facts"] > 0
-    assert stats["schema_version"] == 4
-    assert set(stats["by_status"]) == {"staged"}
-
-
-def _env_without_log_level(data_dir: Path, models_dir: Path) -> dict[str, str]:
-    env = server_env(data_dir, models_dir)
-    del env["HIPPOGRAPH_LOG_LEVEL"]
-    return env
-
-
-def test_commands_are_quiet_by_default_and_verbose_on_request(tmp_path: Path, models_dir: Path) -> None:
-    data_dir = tmp_path / "data"
-    assert hippograph(data_dir, models_dir, "import", str(FIXTURE), "--format", "mcp-memory").returncode == 0
-
-    def stats(*flags: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [PYTHON, "-m", "hippograph", "stats", *flags],
-            env=_env_without_log_level(data_dir, models_dir),
-            capture_output=True,
-            text=True,
-            timeout=300,
-            check=True,
-        )
-
-    assert stats().stderr == ""
-    assert "INFO hippograph.sharing.proxy: owning" in stats("--verbose").stderr
 
 
 def test_every_argument_of_every_command_says_what_it_is_for() -> None:
@@ -96,48 +20,3 @@ def test_every_argument_of_every_command_says_what_it_is_for() -> None:
     ]
     assert undocumented == []
     assert sorted(action.dest for action in subparsers._choices_actions if not action.help) == []
-
-
-def test_stats_does_not_load_the_embedding_model(tmp_path: Path, models_dir: Path) -> None:
-    data_dir = tmp_path / "data"
-    assert hippograph(data_dir, models_dir, "import", str(FIXTURE), "--format", "mcp-memory").returncode == 0
-    probe = (
-        "import sys; from hippograph.cli import main; code = main(['stats', '--json']); "
-        "print('fastembed' in sys.modules, file=sys.stderr); sys.exit(code)"
-    )
-    result = subprocess.run(
-        [PYTHON, "-c", probe],
-        env=server_env(data_dir, models_dir),
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
-    assert result.returncode == 0, result.stderr
-    assert json.loads(result.stdout)["facts"] > 0
-    assert result.stderr.strip() == "False"
-
-
-def test_serve_on_a_terminal_says_it_waits_for_a_client_and_ctrl_c_stops_it_quietly(
-    tmp_path: Path, models_dir: Path
-) -> None:
-    terminal, other_end = pty.openpty()
-    try:
-        process = subprocess.Popen(
-            [PYTHON, "-m", "hippograph", "serve"],
-            env=server_env(tmp_path / "data", models_dir),
-            stdin=other_end,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-        )
-        assert process.stderr is not None
-        hint = process.stderr.readline().decode()
-        process.send_signal(signal.SIGINT)
-        out, err = process.communicate(timeout=120)
-    finally:
-        os.close(terminal)
-        os.close(other_end)
-    assert "waits for an MCP client" in hint and "README" in hint
-    assert process.returncode == 0
-    assert out == b""  # stdout is the protocol's
-    assert b"Traceback" not in err

@@ -1,8 +1,9 @@
-"""forget(purge=True): no file of the data dir keeps the fact's text; a tombstone keeps its chains."""
+"""forget(purge=True): no file of the data dir keeps the fact's text; a tombstone keeps its chains.
+
+(``hippograph forget --purge`` run as a process: tests/e2e/test_purge.py.)"""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
@@ -14,7 +15,6 @@ from hippograph.service.memory import Memory
 from hippograph.service.upkeep import Upkeep
 from hippograph.store.embed import FastEmbedder
 from hippograph.store.seam import EVERYWHERE
-from testkit.process import run_cli as hippograph
 
 # Each appears once, in the purged fact only: its content, evidence, entity, tag and claim.
 TOKENS = ("xylophonequark", "evidencequark", "Quarkzilla", "quarktag", "quarkvalue")
@@ -137,20 +137,3 @@ def test_an_interrupted_purge_is_finished_by_the_next_open(
     finally:
         reopened.close()
     assert files_holding(settings.data_dir) == {}
-
-
-def test_the_cli_purges_by_id(settings: Settings, embedder: FastEmbedder, models_dir: Path) -> None:
-    memory = Memory.open(settings, embedder=embedder)
-    try:
-        secret = memory.remember("The spare key code is xylophonequark").id
-        memory.remember("The garden has roses")
-    finally:
-        memory.close()
-
-    done = hippograph(settings.data_dir, models_dir, "forget", "--purge", secret, "--json")
-
-    assert done.returncode == 0, done.stderr
-    assert json.loads(done.stdout)["status"] == "purged"
-    assert files_holding(settings.data_dir) == {}
-    missing = hippograph(settings.data_dir, models_dir, "forget", "--purge", "f_0000000000000000")
-    assert missing.returncode == 1 and "no fact has id f_0000000000000000" in missing.stderr

@@ -3,13 +3,13 @@
 explain, confirm, forget (and purge), mark_used, correct and link, asked from another scope about
 a fact, answer exactly as for an id that never existed, and change nothing. A caller in global
 sees global alone, as its search does.
+
+(``hippograph forget`` run as a process with a scope: tests/e2e/test_scope_fact_ids.py.)
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -17,7 +17,6 @@ import pytest
 from hippograph.domain.errors import InvalidInput, NotFound
 from hippograph.domain.models import Fact
 from hippograph.service.memory import Memory
-from testkit.process import run_cli as hippograph
 
 UNKNOWN = "f_0123456789abcdef"
 SECRET = "Falcon launch codes are kept in the blue vault"
@@ -115,17 +114,3 @@ def test_link_to_another_scopes_entity_is_not_found_as_an_unknown_one(memory: Me
             + ("remember's linked_entities, and pass the scope they were found in")
         )
     assert memory.graph.census.counts() == before
-
-
-def test_the_cli_forgets_in_the_scope_it_is_given(memory: Memory, models_dir: Path) -> None:
-    falcon = memory.remember("Falcon ships in May", scope="project:falcon").id
-    data_dir = memory.settings.data_dir
-    memory.close()
-
-    unscoped = hippograph(data_dir, models_dir, "forget", falcon)
-    assert unscoped.returncode == 1 and f"no fact has id {falcon} in global:" in unscoped.stderr
-    other = hippograph(data_dir, models_dir, "forget", falcon, HIPPOGRAPH_SCOPE="project:hack")
-    assert other.returncode == 1 and f"no fact has id {falcon} in project:hack or global" in other.stderr
-    done = hippograph(data_dir, models_dir, "forget", falcon, "--scope", "project:falcon", "--json")
-    assert done.returncode == 0, done.stderr
-    assert json.loads(done.stdout)["status"] == "retracted"

@@ -1,21 +1,17 @@
-"""Arguments a tool does not declare are an error naming them, over MCP and over the owner's RPC."""
+"""Arguments a tool does not declare are an error naming them, over MCP.
+
+(Over the RPC to a real stdio server that owns the data dir: tests/e2e/test_tool_arguments.py.)"""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
-import anyio.to_thread
 import pytest
 from mcp import Client
 
 from hippograph.api import OPERATIONS
-from hippograph.config import Settings
-from hippograph.domain.errors import InvalidInput
 from hippograph.service.memory import Memory
-from hippograph.sharing.proxy import SharedMemory
-from hippograph.store.embed import FastEmbedder
-from testkit.client import call, result_text, stdio_session
+from testkit.client import result_text
 
 pytestmark = pytest.mark.anyio
 
@@ -96,23 +92,3 @@ async def test_a_secret_in_a_tag_is_a_tool_error_naming_the_field(served: tuple[
     assert "refused: tags[1] contains a stripe access token" in message
     assert token.lower() not in message.lower()
     assert memory.graph.census.counts()["facts"] == 0
-
-
-async def test_the_owner_rpc_refuses_an_unknown_argument_the_same_way(
-    tmp_path: Path, models_dir: Path, embedder: FastEmbedder
-) -> None:
-    data_dir = tmp_path / "data"
-    async with stdio_session(data_dir, models_dir) as owner:
-        await call(owner, "search", query="anything")  # the server process now owns the data dir
-        proxy = SharedMemory.open(Settings(data_dir=data_dir, models_dir=models_dir), embedder=embedder)
-        try:
-            assert not proxy.is_owner
-            arguments = {"content": "Ines likes dates", "bogus_field": 1}
-            with pytest.raises(InvalidInput) as refused:
-                await anyio.to_thread.run_sync(lambda: proxy.call("remember", arguments))
-            assert "unknown argument 'bogus_field' for remember: it takes only content, kind" in str(
-                refused.value
-            )
-            assert (await call(owner, "search", query="Ines likes dates"))["results"] == []
-        finally:
-            proxy.close()
