@@ -1,7 +1,7 @@
 """Dependencies point one way, and the folders say which way:
 
-    cli -> transports, capture -> mcp_app / explorer -> sharing -> service -> retrieval -> store
-        -> text -> domain
+    cli -> commands -> transports, capture -> mcp_app / explorer -> sharing -> service -> retrieval
+        -> store -> text -> domain
     config, listening (HTTP listeners' limits), operations (how a declaration becomes a call)
     and wire (unreadable JSON-RPC messages) sit just above domain; api (the declared API) just
     above operations
@@ -33,8 +33,9 @@ LAYERS = {
     "mcp_app": 7,
     "transports": 8,
     "capture": 8,
-    "cli": 9,
-    "__main__": 10,
+    "commands": 9,
+    "cli": 10,
+    "__main__": 11,
 }
 # Third-party engines each unit may touch: the stores own every database and the model.
 ENGINES = {"kuzu", "ladybug", "lancedb", "fastembed", "pyarrow", "onnxruntime", "onnx", "spacy"}
