@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import getpass
+import tempfile
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
@@ -14,11 +16,18 @@ from hippograph.mcp_app import build_server
 from hippograph.service.memory import Memory
 from hippograph.sharing.proxy import SharedMemory
 from hippograph.store.embed import FastEmbedder, assemble_default_model
+from testkit.mounts import release_leftovers
 
 # No per-example deadline: a shared, loaded machine makes timing a flake, not a finding
 # (speed is measured by bench/, never asserted in tests).
 hypothesis_settings.register_profile("hippograph", deadline=None)
 hypothesis_settings.load_profile("hippograph")
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Release mounts a killed run left under pytest's temp dirs, before pytest prunes old ones
+    (a busy mount there failed the whole run's cleanup with "Device or resource busy")."""
+    release_leftovers(Path(tempfile.gettempdir()) / f"pytest-of-{getpass.getuser()}")
 
 
 @pytest.fixture

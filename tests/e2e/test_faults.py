@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,6 +21,7 @@ from hippograph.service.memory import Memory
 from hippograph.sharing.ownership import lock_path, read_owner
 from hippograph.store.embed import FastEmbedder
 from testkit.client import call, stdio_session
+from testkit.mounts import mounts_under, release_leftovers, unmount
 from testkit.process import run_cli
 
 
@@ -36,7 +38,29 @@ def small_disk(tmp_path: Path) -> Iterator[Path]:
     try:
         yield mount
     finally:
-        subprocess.run(["umount", str(mount)], check=False)
+        unmount(mount)  # for certain: a mount left under pytest's temp dir breaks later runs
+
+
+def test_a_mount_a_killed_run_left_busy_is_released_and_its_dir_removed(tmp_path: Path) -> None:
+    left = tmp_path / "pytest-7" / "test_full_disk0" / "disk"  # as a run killed mid-test leaves it
+    left.mkdir(parents=True)
+    made = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(left)], capture_output=True)
+    if made.returncode != 0:
+        pytest.skip(f"cannot mount a small file system here: {made.stderr.decode().strip() or 'no mount'}")
+    holder = (left / "held").open("w")  # a process still holding a file: a plain umount is refused
+    try:
+        assert mounts_under(tmp_path) == [left]
+        with pytest.raises(OSError):
+            shutil.rmtree(tmp_path / "pytest-7")  # what failed a later run's cleanup
+
+        assert release_leftovers(tmp_path) == [left]
+
+        assert mounts_under(tmp_path) == []
+        shutil.rmtree(tmp_path / "pytest-7")
+    finally:
+        holder.close()
+        for point in mounts_under(tmp_path):
+            unmount(point)
 
 
 def _fill(disk: Path, leave: int) -> Path:
