@@ -21,7 +21,7 @@ from pathlib import Path
 import ladybug
 
 from hippograph.domain.errors import StoreError
-from hippograph.store.kuzu_session import discard, one_result
+from hippograph.store.kuzu_session import discard, import_database, one_result
 
 log = logging.getLogger(__name__)
 
@@ -95,10 +95,8 @@ def _import(
     export: Path, fresh: Path, counts: dict[str, tuple[str, int]], *, max_db_size: int, buffer_pool_bytes: int
 ) -> None:
     """Import ``export`` under ladybug into the new file ``fresh``, checked and checkpointed."""
-    db = ladybug.Database(str(fresh), max_db_size=max_db_size, buffer_pool_size=buffer_pool_bytes)
-    conn = ladybug.Connection(db)
-    try:
-        one_result(conn.execute(f"IMPORT DATABASE '{export}'")).close()
+
+    def same_rows(conn: ladybug.Connection) -> None:
         for table, (kind, expected) in counts.items():
             pattern = f"MATCH (n:{table})" if kind == "NODE" else f"MATCH ()-[n:{table}]->()"
             (found,) = (
@@ -109,8 +107,7 @@ def _import(
                     f"cannot upgrade the graph store: the new file holds {found} rows of {table}, the "
                     f"old one {expected}. Nothing was changed; please report this."
                 )
-        conn.execute("CHECKPOINT")
-    finally:
-        conn.close()
-        db.close()
+
+    db = ladybug.Database(str(fresh), max_db_size=max_db_size, buffer_pool_size=buffer_pool_bytes)
+    import_database(export, db, same_rows)
     Path(f"{fresh}.wal").unlink(missing_ok=True)  # checkpointed: it holds nothing

@@ -90,6 +90,23 @@ def discard(*paths: Path) -> None:
                 found.unlink()
 
 
+def import_database(
+    export: Path, db: ladybug.Database, check: Callable[[ladybug.Connection], None] | None = None
+) -> None:
+    """IMPORT the directory ``export`` into the new, empty database ``db``, ``check`` what it
+    holds, checkpoint it and close it: the file is then whole by itself (a rename moves the file,
+    not its log)."""
+    conn = ladybug.Connection(db)
+    try:
+        one_result(conn.execute(f"IMPORT DATABASE '{export}'")).close()
+        if check is not None:
+            check(conn)
+        conn.execute("CHECKPOINT")
+    finally:
+        conn.close()
+        db.close()
+
+
 def _engine_failure(err: RuntimeError, pool_bytes: int) -> StoreError:
     """What a caller is told when Kùzu fails a statement that was not wrong in itself."""
     if _POOL_FULL in str(err):
@@ -270,12 +287,7 @@ class KuzuSession:
             self._conn.execute("CHECKPOINT")
             self._conn.execute(f"EXPORT DATABASE '{export}' (format='parquet')")
             try:
-                db = self._open(fresh)
-                conn = ladybug.Connection(db)
-                one_result(conn.execute(f"IMPORT DATABASE '{export}'")).close()
-                conn.execute("CHECKPOINT")  # the new file whole by itself: its log is not moved
-                conn.close()
-                db.close()
+                import_database(export, self._open(fresh))
             except BaseException:
                 discard(export, fresh)
                 raise
