@@ -6,8 +6,10 @@ import dataclasses
 
 import pytest
 
+from hippograph.config import Settings
 from hippograph.domain.models import FACT_EDGES
 from hippograph.service.memory import Memory
+from hippograph.store.embed import FastEmbedder
 from hippograph.store.seam import EVERYWHERE
 
 
@@ -190,3 +192,22 @@ def test_related_entities_come_strongest_first_and_follow_new_links() -> None:
     assert mirror.related_entities(["e_a"], limit=1) == [("e_a", "e_b", 1.0)]
     model.delete_entities(["e_b"])
     assert mirror.related_entities(["e_a"], limit=5) == [("e_a", "e_c", 0.9)]
+
+
+def test_the_fact_cache_keeps_to_its_budget_and_reads_the_rest_from_the_graph(
+    settings: Settings, embedder: FastEmbedder
+) -> None:
+    budget = 3_000  # three of these facts (fact_cache.fact_bytes: ~850 B each)
+    memory = Memory.open(settings.model_copy(update={"cache_bytes": budget}), embedder=embedder)
+    try:
+        ids = [memory.remember(f"Note {n}: the quarterly review moved to room {n}").id for n in range(12)]
+
+        held, held_bytes = memory.graph._facts.held_bytes()
+        assert 0 < held <= 3 and held_bytes <= budget
+        facts = memory.graph.get_facts(ids)
+        expected = [f"Note {n}: the quarterly review moved to room {n}" for n in range(12)]
+        assert [facts[fid].content for fid in ids] == expected
+        assert memory.graph._facts.held_bytes()[1] <= budget
+        assert memory.graph.check_mirror(repair=False) == []
+    finally:
+        memory.close()

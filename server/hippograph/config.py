@@ -100,6 +100,11 @@ class Settings(BaseSettings):
     kuzu_buffer_pool_bytes: int = Field(
         default=128 << 20, ge=32 << 20, description="Kùzu's page cache; bounds its share of RSS."
     )
+    cache_bytes: int = Field(
+        default=32 << 20,
+        ge=0,
+        description="Memory for the facts read or written lately (the rest are read from the store).",
+    )
 
     # Lifecycle (see lifecycle.LifecyclePolicy for the rest of the defaults).
     promotion_accesses: int = Field(

@@ -30,6 +30,7 @@ def open_graph(settings: Settings) -> GraphStore:
         settings.graph_file,
         max_db_size=settings.kuzu_max_db_size,
         buffer_pool_bytes=settings.kuzu_buffer_pool_bytes,
+        fact_cache_bytes=settings.cache_bytes,
     )
 
 

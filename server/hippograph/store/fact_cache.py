@@ -1,70 +1,73 @@
-"""Every fact row in memory: read once by a background thread, then kept current by each commit.
+"""The facts read or written lately, in memory, within a byte budget: least recently used go first.
 
-Kùzu reads scattered wide rows slowly (~2 ms a fact at 100k), and a search reads ~30 of them.
-The cache is an optimisation only: a fact it does not hold yet is read from the graph.
+An optimisation only: a fact the cache does not hold is read from the graph (a primary-key read
+of 40 facts cost ~2 ms at 100k facts, measured on ladybug 0.22), so the budget trades speed,
+never correctness. Holding every fact instead cost ~700 B a fact of RSS: 70 MB at 100k, 700 MB
+at a million, and a whole-table read competing with the first searches after a start.
 """
 
 from __future__ import annotations
 
-import logging
 import threading
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any
+from collections import OrderedDict
+from collections.abc import Iterable, Mapping
 
 from hippograph.domain.models import Fact
-from hippograph.store.rows import facts_from_columns
 
-log = logging.getLogger(__name__)
+# A Fact's own bytes beside its strings' characters (measured with tracemalloc: ~370 B for the
+# object, its enums shared, plus ~50 B per string and ~50 B per datetime set).
+_FACT_OVERHEAD = 800
 
-_SLICE = 5_000  # rows converted between checks for a closing store
+
+def fact_bytes(fact: Fact) -> int:
+    """What holding ``fact`` costs, near enough to keep a budget."""
+    text = (fact.content, fact.evidence, fact.subject, fact.object, fact.status_reason, *fact.tags)
+    return _FACT_OVERHEAD + sum(len(part) for part in text if part)
 
 
 class FactCache:
-    def __init__(self, read_table: Callable[[], Mapping[str, list[Any]]]) -> None:
-        """``read_table``: the whole Fact table as columns (``rows.FACT_COLUMNS``)."""
-        self._facts: dict[str, Fact] = {}
+    def __init__(self, budget_bytes: int) -> None:
+        self._budget = budget_bytes
+        self._facts: OrderedDict[str, tuple[Fact, int]] = OrderedDict()
+        self._bytes = 0
         self._lock = threading.Lock()
-        self._closing = threading.Event()
-        self._loader = threading.Thread(target=self._load, args=(read_table,), name="fact-cache", daemon=True)
-        self._loader.start()
-
-    def close(self) -> None:
-        self._closing.set()
-        self._loader.join()
 
     def get(self, ids: Iterable[str]) -> dict[str, Fact]:
-        """Those of ``ids`` the cache holds."""
+        """Those of ``ids`` the cache holds (each now the most recently used)."""
+        found: dict[str, Fact] = {}
         with self._lock:
-            return {fid: self._facts[fid] for fid in ids if fid in self._facts}
+            for fid in ids:
+                held = self._facts.get(fid)
+                if held is not None:
+                    self._facts.move_to_end(fid)
+                    found[fid] = held[0]
+        return found
 
     def put(self, facts: Iterable[Fact]) -> None:
         """Committed versions of facts (or versions just read from the graph)."""
         with self._lock:
             for fact in facts:
-                self._facts[fact.id] = fact
+                size = fact_bytes(fact)
+                old = self._facts.pop(fact.id, None)
+                if old is not None:
+                    self._bytes -= old[1]
+                self._facts[fact.id] = (fact, size)
+                self._bytes += size
+            while self._bytes > self._budget and self._facts:
+                _, (_, size) = self._facts.popitem(last=False)
+                self._bytes -= size
+
+    def held_bytes(self) -> tuple[int, int]:
+        """(facts held, their estimated bytes)."""
+        with self._lock:
+            return len(self._facts), self._bytes
 
     def drop_stale(self, stored: Mapping[str, Fact], *, repair: bool) -> int:
-        """How many cached facts differ from ``stored`` (every fact as read); ``repair`` drops them."""
+        """How many cached facts differ from ``stored`` (the graph's versions of at least these
+        ids); ``repair`` drops them."""
         with self._lock:
-            stale = [fid for fid, fact in self._facts.items() if stored.get(fid) != fact]
+            stale = [fid for fid, (fact, _) in self._facts.items() if stored.get(fid) != fact]
             if repair:
                 for fid in stale:
-                    self._facts.pop(fid)
+                    self._bytes -= self._facts.pop(fid)[1]
         return len(stale)
-
-    def _load(self, read_table: Callable[[], Mapping[str, list[Any]]]) -> None:
-        try:
-            if self._closing.is_set():
-                return
-            columns = read_table()
-            count = len(columns["id"])
-            for start in range(0, count, _SLICE):  # in slices, so a closing store stops soon
-                if self._closing.is_set():
-                    return
-                facts: Sequence[Fact] = facts_from_columns(columns, start, min(start + _SLICE, count))
-                with self._lock:
-                    for fact in facts:
-                        # A write since the read above put a newer version here: keep that one.
-                        self._facts.setdefault(fact.id, fact)
-        except Exception:  # the cache is an optimisation: reads fall back to Kùzu
-            log.exception("could not preload facts; reading them from the graph as needed")

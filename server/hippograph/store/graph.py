@@ -43,7 +43,11 @@ from hippograph.store.seam import COMPACT_BYTES, FactLink, Relation
 __all__ = ["KuzuGraphStore"]
 
 _RELATES_PROPS = ("predicate", "weight", "fact_id", "created_at")
-_FACT_TABLE = f"MATCH (f:Fact) RETURN {', '.join(f'f.{c} AS {c}' for c in FACT_COLUMNS)}"
+# One primary-key lookup per id (UNWIND) beats a filtered scan (IN, ~70 ms at 100k); named
+# columns read ~3x faster than whole nodes.
+_FACTS_BY_ID = (
+    f"UNWIND $ids AS x MATCH (f:Fact {{id: x}}) RETURN {', '.join(f'f.{c} AS {c}' for c in FACT_COLUMNS)}"
+)
 
 
 def _fact_edge(edge: str) -> EdgeType:
@@ -56,7 +60,9 @@ def _fact_edge(edge: str) -> EdgeType:
 class KuzuGraphStore:
     """One Kùzu graph (a single file) opened read-write by this process, and its read model."""
 
-    def __init__(self, path: Path, *, max_db_size: int, buffer_pool_bytes: int) -> None:
+    def __init__(
+        self, path: Path, *, max_db_size: int, buffer_pool_bytes: int, fact_cache_bytes: int = 32 << 20
+    ) -> None:
         self.path = path
         engine_upgrade.upgrade(path, max_db_size=max_db_size, buffer_pool_bytes=buffer_pool_bytes)
         migrations.refuse_newer(path)
@@ -70,7 +76,7 @@ class KuzuGraphStore:
         self.listing = FactListing(self._session)
         self.census = GraphCensus(self._session)
         self._load_read_model(self._read)
-        self._facts = FactCache(lambda: self._session.columns(_FACT_TABLE))
+        self._facts = FactCache(fact_cache_bytes)
 
     @property
     def read(self) -> ReadModel:
@@ -94,7 +100,6 @@ class KuzuGraphStore:
         return self._read.last_facts_in_sessions(sessions)
 
     def close(self) -> None:
-        self._facts.close()
         self._session.close()
 
     def transaction(self) -> AbstractContextManager[None]:
@@ -222,9 +227,7 @@ class KuzuGraphStore:
             found = self._facts.get(ids) if committed else {}
             misses = [fid for fid in dict.fromkeys(ids) if fid not in found]
             if misses:
-                # One primary-key lookup per id (UNWIND) beats a filtered scan (IN).
-                rows = self._session.run("UNWIND $ids AS x MATCH (f:Fact {id: x}) RETURN f", {"ids": misses})
-                read = [fact_from_row(row["f"]) for row in rows]
+                read = [fact_from_row(row) for row in self._session.run(_FACTS_BY_ID, {"ids": misses})]
                 found.update((fact.id, fact) for fact in read)
                 if committed:
                     self._facts.put(read)
