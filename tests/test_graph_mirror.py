@@ -211,3 +211,15 @@ def test_the_fact_cache_keeps_to_its_budget_and_reads_the_rest_from_the_graph(
         assert memory.graph.check_mirror(repair=False) == []
     finally:
         memory.close()
+
+
+def test_the_entity_index_follows_every_commit_and_doctor_repairs_drift(memory: Memory) -> None:
+    _workload(memory)
+    stored = {entity.id: entity for entity in memory.graph.all_entities()}
+    maya = next(entity for entity in stored.values() if entity.name == "Maya")
+    assert memory.entities.get(maya.id) == maya  # mention counts included
+    assert memory.graph.check_mirror(repair=False) == []
+
+    memory.entities.remove([maya.id])  # simulate drift
+    assert memory.doctor()["graph_mirror_repaired"] == ["entity index: 1 differ"]
+    assert memory.entities.resolve("Maya", maya.scope) == maya

@@ -80,8 +80,6 @@ class Curator:
             g.delete_entities(orphans)
             g.set_meta(PURGE_PENDING, tomb.id)
             g.receipts.drop_all()  # replies of recent writes may quote the fact
-        for eid in orphans:
-            s.entities.remove(eid)
         if fact.session_id is not None:
             s.sessions.forget(fact.scope, fact.session_id)
         s.vectors.delete("facts", [fact.id])

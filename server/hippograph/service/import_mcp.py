@@ -11,7 +11,6 @@ input is read and checked before anything is written.
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import json
 from collections import Counter
@@ -102,7 +101,6 @@ def import_mcp_memory(
         introduced = EntityIndex(created)
         new_facts: list[Fact] = []
         links: dict[str, list[tuple[str, str]]] = {}  # fact id -> (entity id, role)
-        gained: Counter[str] = Counter()  # known entity id -> new facts about it
         for fact_id, plan in planned.items():
             if fact_id in stored_facts:
                 continue
@@ -115,9 +113,6 @@ def import_mcp_memory(
             found = (*stores.entities.mentions(content, scope), *introduced.mentions(content, scope))
             mentioned = sorted({e.id for e in found} - {eid for eid, _ in links[fact_id]})
             links[fact_id] += [(eid, "mention") for eid in mentioned]
-            for eid, role in links[fact_id]:
-                if role != "mention" and eid not in created_ids:
-                    gained[eid] += 1
         stored_relations = graph.view(EVERYWHERE).entity_relations([e.id for e in resolved.values()])
         seen = {(e.src, e.dst, e.props["predicate"]) for e in stored_relations}
         new_relations: list[tuple[str, str, str]] = []
@@ -140,12 +135,6 @@ def import_mcp_memory(
         done = write_batches(stores, created, graph.insert_entities, progress, 0)
         done = write_batches(stores, new_facts, write_facts, progress, done)
         write_batches(stores, new_relations, write_relations, progress, done)
-        for entity in created:
-            stores.entities.put(entity)
-        for entity in resolved.values():
-            if gained[entity.id]:
-                count = entity.mention_count + gained[entity.id]
-                stores.entities.put(dataclasses.replace(entity, mention_count=count, last_mentioned=now))
         upkeep.reconcile()
     skipped = len(named) - len(created) + len(planned) - len(new_facts) + len(relations) - len(new_relations)
     return ImportReport(

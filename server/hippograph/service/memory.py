@@ -95,7 +95,7 @@ class Memory(MemoryAPI):
         *,
         clock: Clock = utcnow,
     ) -> None:
-        entities = EntityIndex(graph.all_entities())
+        entities = graph.names
         policy = lifecycle_policy(settings)
         self.stores = Stores(
             settings=settings,

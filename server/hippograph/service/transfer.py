@@ -188,9 +188,7 @@ def import_hippograph(
         done = write_batches(stores, new_entities, graph.insert_entities, progress, 0)
         done = write_batches(stores, new_facts, graph.insert_facts, progress, done)
         write_batches(stores, new_edges, lambda batch: _create_edges(stores, batch, now), progress, done)
-        # Committed: only now may the in-memory index and the vector index see the new rows.
-        for entity in new_entities:
-            stores.entities.put(entity)
+        # Committed: only now may the vector index see the new rows.
         for scope, session in {(f.scope, f.session_id) for f in new_facts if f.session_id}:
             stores.sessions.forget(scope, session)  # the cached tail may predate the imported facts
         upkeep.reconcile()

@@ -117,8 +117,6 @@ class Upkeep:
         for status in {f.status.value for f in facts}:
             self.stores.vectors.set_status([f.id for f in facts if f.status.value == status], status)
         self.stores.vectors.delete("entities", orphans)
-        for eid in orphans:
-            self.stores.entities.remove(eid)
 
     def reconcile(self) -> ReconcileReport:
         """Make the vector index agree with the graph: re-embed missing rows, drop orphans."""

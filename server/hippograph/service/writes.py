@@ -368,8 +368,6 @@ class Writer:
                 [(p.fact.id, old.id, _stated_at(p.fact), {}) for p in planned for old in p.contradicted],
             )
         # Committed: from here on the facts survive a crash (reconcile re-indexes them).
-        for entity in batch.entities.staged():
-            self.stores.entities.put(entity)
         for p in new:
             self.stores.sessions.committed(p.fact)
         rows = [

@@ -8,9 +8,11 @@ first name ("Priya" -> "Priya Raman"), and nobody when several share it.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from datetime import datetime
 
 from hippograph.domain.models import Entity, name_key
 from hippograph.domain.visibility import visible_scopes
@@ -43,13 +45,39 @@ class EntityIndex:
             if first:
                 self._by_first.setdefault((entity.scope, first), set()).add(entity.id)
 
-    def remove(self, entity_id: str) -> None:
+    def remove(self, entity_ids: Iterable[str]) -> None:
+        gone = set(entity_ids)
+        if not gone:
+            return
         with self._lock:
-            self._by_id.pop(entity_id, None)
-            for key in [k for k, v in self._by_key.items() if v == entity_id]:
+            for entity_id in gone:
+                self._by_id.pop(entity_id, None)
+            for key in [k for k, v in self._by_key.items() if v in gone]:
                 del self._by_key[key]
             for ids in self._by_first.values():
-                ids.discard(entity_id)
+                ids -= gone
+
+    def count_mentions(self, mentions: Mapping[str, tuple[int, datetime]]) -> None:
+        """New mentions committed: entity id -> (how many, when the last one was)."""
+        for entity_id, (count, at) in mentions.items():
+            entity = self.get(entity_id)
+            if entity is not None:
+                self.put(
+                    dataclasses.replace(entity, mention_count=entity.mention_count + count, last_mentioned=at)
+                )
+
+    def differences(self, stored: Iterable[Entity], *, repair: bool) -> int:
+        """How many entities differ from ``stored`` (every entity as read); ``repair`` reloads."""
+        stored_by_id = {entity.id: entity for entity in stored}
+        with self._lock:
+            held = dict(self._by_id)
+        differ = len(held.keys() ^ stored_by_id.keys())
+        differ += sum(held[eid] != entity for eid, entity in stored_by_id.items() if eid in held)
+        if differ and repair:
+            self.remove(list(held))
+            for entity in stored_by_id.values():
+                self.put(entity)
+        return differ
 
     def get(self, entity_id: str) -> Entity | None:
         return self._by_id.get(entity_id)

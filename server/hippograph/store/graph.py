@@ -20,6 +20,7 @@ from hippograph.domain.errors import InternalError
 from hippograph.domain.models import ACTIVE_STATUSES, EDGE_PROPS, FACT_EDGES, EdgeType, Entity, Fact
 from hippograph.store import engine_upgrade, migrations
 from hippograph.store.census import GraphCensus
+from hippograph.store.entity_index import EntityIndex
 from hippograph.store.fact_cache import FactCache
 from hippograph.store.graph_view import EVERYWHERE, MirrorView
 from hippograph.store.kuzu_session import KuzuSession, gc_paused
@@ -77,6 +78,12 @@ class KuzuGraphStore:
         self.census = GraphCensus(self._session)
         self._load_read_model(self._read)
         self._facts = FactCache(fact_cache_bytes)
+        self._names = EntityIndex(self.all_entities())
+
+    @property
+    def names(self) -> EntityIndex:
+        """Every entity by name and alias, current as of the last commit (kept by the writes here)."""
+        return self._names
 
     @property
     def read(self) -> ReadModel:
@@ -115,6 +122,9 @@ class KuzuGraphStore:
             stale = self._facts.drop_stale({fact.id: fact for fact in self.all_facts()}, repair=repair)
             if stale:
                 problems.append(f"fact cache: {stale} stale")
+            entities = self._names.differences(self.all_entities(), repair=repair)
+            if entities:
+                problems.append(f"entity index: {entities} differ")
         return problems
 
     def _load_read_model(self, model: ReadModel) -> None:
@@ -335,6 +345,7 @@ class KuzuGraphStore:
         def apply() -> None:
             for entity in entities:
                 self._read.add_entity(entity.id, entity.name, entity.scope)
+                self._names.put(entity)
 
         self._session.after_commit(apply)
 
@@ -352,6 +363,7 @@ class KuzuGraphStore:
             ("mention_count", "last_mentioned"),
             "SET e.mention_count = e.mention_count + v_mention_count, e.last_mentioned = v_last_mentioned",
         )
+        self._session.after_commit(lambda: self._names.count_mentions(mentions))
 
     def entities(self, entity_ids: Sequence[str]) -> dict[str, Entity]:
         if not entity_ids:
@@ -439,6 +451,7 @@ class KuzuGraphStore:
             ids = list(entity_ids)
             self._session.run("MATCH (e:Entity) WHERE e.id IN $ids DETACH DELETE e", {"ids": ids})
             self._session.after_commit(lambda: self._read.delete_entities(ids))
+            self._session.after_commit(lambda: self._names.remove(ids))
 
 
 def _erase(

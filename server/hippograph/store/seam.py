@@ -21,6 +21,7 @@ from typing import Any, NamedTuple, Protocol
 import numpy as np
 
 from hippograph.domain.models import Entity, Fact
+from hippograph.store.entity_index import EntityIndex
 from hippograph.store.graph_view import EVERYWHERE
 from hippograph.store.read_model import ClaimKey, EdgeRow, SessionKey, claim_key
 from hippograph.store.vector_rows import Filter, Hit, as_stored, fact_row, unit
@@ -127,6 +128,8 @@ class GraphStore(Protocol):
     def census(self) -> Census: ...
     @property
     def listing(self) -> Listing: ...
+    @property
+    def names(self) -> EntityIndex: ...
 
     # ---- lifetime and upkeep
     def close(self) -> None: ...
