@@ -144,6 +144,19 @@ def heldout_table() -> str:
     return "\n".join(out)
 
 
+def tuning_table() -> str:
+    from bench.secrets_tuning import score  # Kingfisher's vendors the held-out rules do not name
+
+    out = [
+        "## Tuned on: Kingfisher's rules for vendors Nosey Parker does not name (bench.secrets_tuning)",
+        "",
+        "| | caught |",
+        "|---|---|",
+    ]
+    out += [f"| {name} | {hit / total:.1%} ({hit}/{total}) |" for name, (hit, total) in score(False).items()]
+    return "\n".join(out)
+
+
 def table() -> str:
     dev, test = figures("dev"), figures("test")
     out = [
@@ -177,7 +190,7 @@ def main() -> None:
     args = parser.parse_args()
     if args.misses:
         print("\n".join(misses("dev")))
-    text = table() + "\n\n" + heldout_table()
+    text = table() + "\n\n" + tuning_table() + "\n\n" + heldout_table()
     print(text)
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "secrets.md").write_text(text + "\n", encoding="utf-8")

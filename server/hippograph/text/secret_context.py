@@ -70,6 +70,7 @@ _NOT_A_VALUE = re.compile(
     r"|.*\d\.\d{1,3}(?![A-Za-z0-9]).*",  # a version inside: ubuntu-22.04-lts, python3.11-venv
 )
 _HEX = re.compile(r"[0-9a-f]+|[0-9A-F]+")
+_ANY_HEX = re.compile(r"[0-9a-fA-F]+")
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 _RUN = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
 _SPELLED_WORD = re.compile(r"(?=.*[aeiouyAEIOUY])(?:[A-Z]?[a-z]{2,}|[A-Z]{3,})")  # `cache`, `Linux`, `PROD`
@@ -156,10 +157,12 @@ def _told_shaped(value: str) -> bool:
     """Right after "key is", or after a service's name ("the Plaid token"), a value needs less to
     be taken for the key: ten characters that are not a word, a name, a link, a version or a date,
     nor a word and a number (`jsmith2024`, `INC-20240513`): twelve digits, ten hex digits,
-    twelve letters that spell nothing, or letters and digits mixed."""
+    twelve letters that spell nothing, or letters and digits mixed (eight will do: `96LfX94Y`)."""
     if secret_shaped(value):
         return True
-    if len(value) < 10 or _NOT_A_VALUE.fullmatch(value) or _path(value) or named(value):
+    if len(value) < 8 or _NOT_A_VALUE.fullmatch(value) or _path(value) or named(value):
+        return False
+    if len(value) < 10 and not (value.isalnum() and len(re.findall(r"[A-Za-z]+|\d+", value)) > 3):
         return False
     if value.isdigit():
         return len(value) >= 12
@@ -222,9 +225,10 @@ def _first_secret(
 # the shape. Ids are built the same way, but shorter (Stripe's `ch_` + 24, OpenAI's `file-` + 24)
 # or under a prefix that says what they identify (`req_`, `evt_`, `chatcmpl-`, `sha256-`).
 _PREFIXED = re.compile(
-    r"(?<![\w.+/=-])(?P<prefix>[a-z][a-z0-9]{1,9}|[A-Z][a-z0-9]{1,9}|[A-Z][A-Z0-9]{1,9})[_.-]"
+    r"(?<![\w.+/=-])(?P<prefix>[a-z][a-z0-9]{1,9}|[A-Z][a-z0-9]{1,9}|[A-Z][A-Z0-9]{1,9})[_.-]{1,2}"
     r"(?:[A-Za-z0-9]{1,10}[_.-]){0,2}"
-    r"(?P<body>[A-Za-z0-9](?:[\w.-]{0,300}[A-Za-z0-9])?)(?![\w+/=-])"
+    # Base64 bodies hold `+` and `/` and may end in `=` padding; some end in a `-` or `_`.
+    r"(?P<body>[A-Za-z0-9](?:[\w.+/-]{0,300}[A-Za-z0-9])?)(?:={1,2}|[_-])?(?![\w+/=-])"
 )
 _ID_PREFIX = re.compile(
     rf"(?i:{_ID_WORD.pattern[4:]}|req|txn|evt|event|msg|span|sess|session|obj|doc|img|pkg|md5|blob|"
@@ -239,6 +243,7 @@ def prefixed_token_findings(text: str) -> Iterator[tuple[int, int]]:
         if len(body) < 26 or _ID_PREFIX.fullmatch(match.group("prefix")):
             continue
         classes = sum(any(f(c) for c in body) for f in (str.isupper, str.islower, str.isdigit))
-        random_hex = len(body) >= 32 and _HEX.fullmatch(body) is not None and classes == 2
+        # Digests are hex in one case; a body of hex digits in both cases is drawn at random.
+        random_hex = len(body) >= 32 and _ANY_HEX.fullmatch(body) is not None and classes >= 2
         if random_hex or (classes >= 2 and entropy(body) >= 4 and secret_shaped(body)):
             yield match.span()

@@ -218,6 +218,8 @@ _DETECTORS: tuple[_Detector, ...] = (
     _d("Azure storage account key", r"(?i:AccountKey)=(?P<s>[A-Za-z0-9+/]{40,100}={0,2})", "s"),
     _d("Azure SAS signature", r"[?&]sig=(?P<s>[A-Za-z0-9%+/]{30,200}(?:=|%3D){0,2})", "s"),
     _d("JWT", _B + r"eyJ[A-Za-z0-9_-]{8,4000}\.[A-Za-z0-9_-]{8,8000}\.[A-Za-z0-9_-]{8,4000}" + _E),
+    # A signed token whatever its signature's length: a JSON header, then a JSON payload.
+    _d("JWT", _B + r"eyJ[A-Za-z0-9_-]{8,4000}\.eyJ[A-Za-z0-9_-]{8,8000}(?:\.[A-Za-z0-9_-]{0,4000})?" + _E),
     _d(
         "AWS secret access key",
         r"(?i:aws|secret)[\w \t\"':=,.-]{0,40}?(?<![A-Za-z0-9/+])(?P<s>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])",
