@@ -1,0 +1,96 @@
+"""Which type remember gives the people, places, organisations and tools an ordinary sentence names.
+
+    python -m bench.entity_types        # prints the table, writes bench/results/entity_types.md
+
+Each sentence is remembered through the service as a client would (its own scope, real stores in
+a temporary data dir, no ``entities`` argument: the server finds the names). Then the labelled
+name is looked up in that scope: the entity's type is right, neutral (``concept``: the server
+claims no type), wrong, or there is no entity of that name at all.
+
+Two sets: ``bench/data/entity_types_dev.jsonl`` (120 sentences, written with the typing code in
+view: may be read and tuned on) and ``bench/data/entity_types_heldout.jsonl`` (160 sentences,
+written by someone who did not see the typing code; read only as totals).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import tempfile
+from collections import Counter
+from pathlib import Path
+
+from hippograph.config import DEFAULT_MODEL, Settings
+from hippograph.service.memory import Memory
+from hippograph.store.embed import FastEmbedder, assemble_default_model
+from hippograph.text.names import UNKNOWN_TYPE
+
+HERE = Path(__file__).resolve().parent
+SETS = {
+    "dev": HERE / "data" / "entity_types_dev.jsonl",
+    "held out": HERE / "data" / "entity_types_heldout.jsonl",
+}
+TYPES = ("person", "place", "organization", "tool")
+OUTCOMES = ("right", "neutral", "wrong", "no entity")
+
+
+def outcome(memory: Memory, text: str, name: str, gold: str, scope: str) -> str:
+    memory.remember(text, scope=scope)
+    entity = memory.entities.resolve(name, scope)
+    if entity is None:
+        return "no entity"
+    if entity.type == gold:
+        return "right"
+    return "neutral" if entity.type == UNKNOWN_TYPE else "wrong"
+
+
+def run(memory: Memory, path: Path, tag: str) -> dict[str, Counter[str]]:
+    counts: dict[str, Counter[str]] = {gold: Counter() for gold in TYPES}
+    for i, line in enumerate(path.read_text(encoding="utf-8").splitlines()):
+        row = json.loads(line)
+        scope = f"project:types-{tag}-{i}"
+        counts[row["type"]][outcome(memory, row["text"], row["name"], row["type"], scope)] += 1
+    return counts
+
+
+def table(results: dict[str, dict[str, Counter[str]]]) -> str:
+    out = [
+        "# Entity types remember gives the names in ordinary sentences",
+        "",
+        "| set | type | sentences | " + " | ".join(OUTCOMES) + " |",
+        "|---|---|---|" + "---|" * len(OUTCOMES),
+    ]
+    for name, counts in results.items():
+        for gold in (*TYPES, "all"):
+            row = sum(counts.values(), Counter()) if gold == "all" else counts[gold]
+            total = sum(row.values())
+            cells = [f"{row[o]} ({row[o] / total:.0%})" for o in OUTCOMES]
+            out.append(f"| {name} | {gold} | {total} | " + " | ".join(cells) + " |")
+    return "\n".join(out)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--models-dir", type=Path, default=Path(tempfile.gettempdir()) / "hippograph-bench" / "models"
+    )
+    parser.add_argument("--out", type=Path, default=HERE / "results" / "entity_types.md")
+    args = parser.parse_args()
+    args.models_dir.mkdir(parents=True, exist_ok=True)
+    assemble_default_model(args.models_dir)
+    embedder = FastEmbedder(DEFAULT_MODEL, args.models_dir)
+    results = {}
+    with tempfile.TemporaryDirectory() as data_dir:
+        memory = Memory.open(Settings(data_dir=Path(data_dir), models_dir=args.models_dir), embedder=embedder)
+        try:
+            for name, path in SETS.items():
+                results[name] = run(memory, path, name.replace(" ", "-"))
+        finally:
+            memory.close()
+    text = table(results)
+    print(text)
+    args.out.write_text(text + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
