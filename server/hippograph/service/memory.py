@@ -25,6 +25,7 @@ import logging
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from functools import partial
 from typing import Any
 
 from hippograph.api import OPERATIONS, MemoryAPI
@@ -32,7 +33,6 @@ from hippograph.config import Settings
 from hippograph.domain import lifecycle as lc
 from hippograph.domain import validation as check
 from hippograph.domain.errors import IndexDamaged, InvalidInput, StoreError
-from hippograph.domain.models import RememberOut
 from hippograph.retrieval.retriever import Retriever
 from hippograph.service import import_mcp, screening, transfer
 from hippograph.service.curation import PURGE_PENDING, Curator, finish_purge
@@ -111,13 +111,15 @@ class Memory(MemoryAPI):
         )
         self.upkeep = Upkeep(self.stores)
         self.reader = Reader(self.stores)
-        self.writer = Writer(self.stores, self.reader.search)
+        self.writer = Writer(
+            self.stores, self.reader.search, partial(self.reader.empty_scope_note, starting=True)
+        )
         self.curator = Curator(self.stores)
         self.usage = Usage(self.stores)
         self.explainer = Explainer(self.stores)
         self.subgraphs = Subgraphs(self.stores)
         self._handlers: dict[str, Callable[..., Any]] = {
-            "remember": self._remember,
+            "remember": self.writer.remember,
             "remember_many": self.writer.remember_many,
             "correct": self.writer.correct,
             "confirm": self.curator.confirm,
@@ -297,13 +299,6 @@ class Memory(MemoryAPI):
             log.info("built the ANN vector index")
         with self.stores.write_lock:
             self.vectors.optimize()
-
-    def _remember(self, content: str, **arguments: Any) -> RememberOut:
-        """``Writer.remember``, its reply noting a project scope this fact is the first of
-        (``project:falcn`` for ``project:falcon`` would otherwise start a memory without a word)."""
-        note = self.reader.empty_scope_note(arguments.get("scope"), starting=True)
-        out = self.writer.remember(content, **arguments)
-        return out.model_copy(update={"note": note}) if note and not out.corroborated else out
 
     def _export(self) -> dict[str, Any]:
         buffer = io.StringIO()

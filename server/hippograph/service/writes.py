@@ -111,9 +111,17 @@ class _Batch:
 class Writer:
     """remember, remember_many and correct over the shared stores."""
 
-    def __init__(self, stores: Stores, search: Callable[..., SearchOut]) -> None:
+    def __init__(
+        self,
+        stores: Stores,
+        search: Callable[..., SearchOut],
+        scope_note: Callable[[str | None], str | None],
+    ) -> None:
         self.stores = stores
         self._search = search  # correct(query=...) finds the fact to correct
+        # remember's reply notes a project scope this fact is the first of (``project:falcn``
+        # for ``project:falcon`` would otherwise start a memory without a word).
+        self._scope_note = scope_note
 
     def remember(
         self,
@@ -153,7 +161,9 @@ class Writer:
         )
         if restates is not None:
             return self._restate(fact, restates)
-        return self._store([(fact, entity_names)])[0]
+        note = self._scope_note(scope)
+        out = self._store([(fact, entity_names)])[0]
+        return out.model_copy(update={"note": note}) if note and not out.corroborated else out
 
     def _restate(self, statement: Fact, fact_id: str) -> RememberOut:
         """The caller says ``statement`` restates the fact ``fact_id`` of its scope: strengthen that
@@ -391,8 +401,18 @@ class Writer:
         *,
         fact_id: str | None = None,
         query: str | None = None,
+        kind: str | None = None,
+        tags: Sequence[str] | None = None,
+        object: str | None = None,
+        event_time: str | None = None,
         scope: str | None = None,
-        **overrides: Any,
+        entities: Sequence[str] | None = None,
+        subject: str | None = None,
+        predicate: str | None = None,
+        confidence: float | None = None,
+        source: str | None = None,
+        evidence: str | None = None,
+        ttl: str | None = None,
     ) -> CorrectOut:
         """Replace a fact ``scope`` sees (by id, or the one ``query`` names in a search from
         ``scope``) with a corrected one in the fact's own scope; the old one stays as superseded
@@ -420,6 +440,19 @@ class Writer:
             "evidence": None,
             "ttl": old.ttl_policy.value,
             "confidence": None,
+        }
+        overrides = {
+            "kind": kind,
+            "tags": tags,
+            "object": object,
+            "event_time": event_time,
+            "entities": entities,
+            "subject": subject,
+            "predicate": predicate,
+            "confidence": confidence,
+            "source": source,
+            "evidence": evidence,
+            "ttl": ttl,
         }
         inherited.update({k: v for k, v in overrides.items() if v is not None})
         fact, entity_names = build_fact(
