@@ -10,6 +10,7 @@ callers ask ``graph.view(scopes)`` (the read model as a caller in those scopes s
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from datetime import datetime
@@ -133,7 +134,15 @@ class KuzuGraphStore:
             self._read_graph_into(model)
 
     def _read_graph_into(self, model: ReadModel) -> None:
-        columns = self._session.columns
+        def columns(query: str) -> dict[str, list[Any]]:
+            # Every string of a column read is its own object: a fact's id came back once per
+            # table it is in, and "confirmed" once per fact. Interned, each is held once (at 100k
+            # facts the mirror took 178 MB, half of it such copies).
+            return {
+                name: [sys.intern(v) if isinstance(v, str) else v for v in values]
+                for name, values in self._session.columns(query).items()
+            }
+
         facts = columns(
             "MATCH (f:Fact) RETURN f.id AS id, f.status AS status, f.created_at AS t, "
             "f.subject AS subject, f.predicate AS predicate, f.scope AS scope, f.session_id AS session"

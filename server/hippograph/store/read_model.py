@@ -47,7 +47,7 @@ def claim_key(subject: str | None, predicate: str | None, scope: str) -> ClaimKe
     """The conflict rule's key for a fact, or None when it states no subject-predicate claim."""
     if not subject or not predicate:
         return None
-    return subject.casefold(), predicate.casefold(), scope
+    return sys.intern(subject.casefold()), sys.intern(predicate.casefold()), scope
 
 
 class ReadModel:
@@ -67,6 +67,8 @@ class ReadModel:
         self._out: dict[str, list[EdgeRow]] = {}  # fact-fact edges by source
         self._in: dict[str, list[EdgeRow]] = {}  # fact-fact edges by target
         self._about: dict[str, list[tuple[str, str]]] = {}  # fact -> (entity, role)
+        # One tuple per (entity, role) for all the facts about it: ~150 B an edge otherwise.
+        self._links: dict[tuple[str, str], tuple[str, str]] = {}
         self._facts_of: dict[str, list[str]] = {}  # entity -> facts about it
         self._relates: dict[str, list[EdgeRow]] = {}  # entity -> RELATES touching it
         self._neighbours: dict[str, dict[str, float]] = {}  # entity -> related entity -> max weight
@@ -137,7 +139,7 @@ class ReadModel:
             last: str | None = None
             current: list[str] = []
             for eid, fid, role in zip(entity_ids, fact_ids, roles, strict=True):
-                link = (eid, role)
+                link = self._links.setdefault((eid, role), (eid, role))
                 links = about.get(fid)
                 if links is None:
                     about[fid] = [link]
@@ -250,7 +252,7 @@ class ReadModel:
         if (entity_id, role) in links:
             return False
         first = all(e != entity_id for e, _ in links)
-        links.append((entity_id, role))
+        links.append(self._links.setdefault((entity_id, role), (entity_id, role)))
         return first
 
     def link_entities(self, src: str, dst: str, props: Mapping[str, Any]) -> None:
@@ -301,11 +303,12 @@ class ReadModel:
 
     def delete_entities(self, entity_ids: Iterable[str]) -> None:
         with self._lock:
-            for eid in entity_ids:
+            gone = set(entity_ids)
+            for eid in gone:
                 self._names.pop(eid, None)
                 self._scope.pop(eid, None)
                 for fid in self._facts_of.pop(eid, []):
-                    self._about[fid] = [(e, role) for e, role in self._about.get(fid, []) if e != eid]
+                    self._about[fid] = [link for link in self._about.get(fid, []) if link[0] != eid]
                 for edge in self._relates.pop(eid, []):
                     other = edge.dst if edge.src == eid else edge.src
                     if other in self._relates:
@@ -314,6 +317,8 @@ class ReadModel:
                     self._neighbours.get(other, {}).pop(eid, None)
                     self._ranked.pop(other, None)
                 self._ranked.pop(eid, None)
+            for link in [link for link in self._links if link[0] in gone]:
+                del self._links[link]
 
     # ------------------------------------------------------------ reads
 
