@@ -10,7 +10,6 @@ callers ask ``graph.view(scopes)`` (the read model as a caller in those scopes s
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from datetime import datetime
@@ -26,6 +25,7 @@ from hippograph.store.fact_cache import FactCache
 from hippograph.store.graph_view import EVERYWHERE, MirrorView
 from hippograph.store.kuzu_session import KuzuSession, gc_paused
 from hippograph.store.listing import FactListing
+from hippograph.store.mirror_load import RELATES_PROPS, load_mirror
 from hippograph.store.read_model import ClaimKey, ReadModel, SessionKey, claim_key
 from hippograph.store.receipts import Receipts
 from hippograph.store.rows import (
@@ -37,14 +37,12 @@ from hippograph.store.rows import (
     fact_from_row,
     fact_params,
     fact_state_params,
-    props_by_row,
     to_db_time,
 )
 from hippograph.store.seam import COMPACT_BYTES, FactLink, Relation
 
 __all__ = ["KuzuGraphStore"]
 
-_RELATES_PROPS = ("predicate", "weight", "fact_id", "created_at")
 # One primary-key lookup per id (UNWIND) beats a filtered scan (IN, ~70 ms at 100k); named
 # columns read ~3x faster than whole nodes.
 _FACTS_BY_ID = (
@@ -131,47 +129,7 @@ class KuzuGraphStore:
     def _load_read_model(self, model: ReadModel) -> None:
         """Fill an empty ``model`` from whole-table reads of the graph."""
         with gc_paused():
-            self._read_graph_into(model)
-
-    def _read_graph_into(self, model: ReadModel) -> None:
-        def columns(query: str) -> dict[str, list[Any]]:
-            # Every string of a column read is its own object: a fact's id came back once per
-            # table it is in, and "confirmed" once per fact. Interned, each is held once (at 100k
-            # facts the mirror took 178 MB, half of it such copies).
-            return {
-                name: [sys.intern(v) if isinstance(v, str) else v for v in values]
-                for name, values in self._session.columns(query).items()
-            }
-
-        facts = columns(
-            "MATCH (f:Fact) RETURN f.id AS id, f.status AS status, f.created_at AS t, "
-            "f.subject AS subject, f.predicate AS predicate, f.scope AS scope, f.session_id AS session"
-        )
-        claims = list(map(claim_key, facts["subject"], facts["predicate"], facts["scope"]))
-        model.load_facts(facts["id"], facts["scope"], facts["status"], facts["t"], claims, facts["session"])
-        entities = columns("MATCH (e:Entity) RETURN e.id AS id, e.name AS name, e.scope AS scope")
-        model.load_entities(entities["id"], entities["name"], entities["scope"])
-        for edge_type in FACT_EDGES:
-            fields = ("created_at", *EDGE_PROPS[edge_type])
-            props = "".join(f", r.{n} AS {n}" for n in fields)
-            cols = columns(f"MATCH (a:Fact)-[r:{edge_type}]->(b:Fact) RETURN a.id AS src, b.id AS dst{props}")
-            model.load_fact_edges(edge_type, cols["src"], cols["dst"], props_by_row(cols, fields))
-        about = columns(
-            "MATCH (f:Fact)-[r:ABOUT]->(e:Entity) RETURN e.id AS e, f.id AS f, r.role AS role "
-            "ORDER BY e.id, f.created_at, f.id"
-        )
-        model.load_about(about["e"], about["f"], about["role"])
-        rel = columns(
-            "MATCH (a:Entity)-[r:RELATES]->(b:Entity) RETURN a.id AS src, b.id AS dst, "
-            "r.predicate AS predicate, r.weight AS weight, r.fact_id AS fact_id, r.created_at AS created_at"
-        )
-        relates = props_by_row(rel, _RELATES_PROPS)
-        for src, dst, values in zip(rel["src"], rel["dst"], relates, strict=True):
-            model.link_entities(src, dst, values)
-        tags = columns(
-            "MATCH (f:Fact)-[:HAS_TAG]->(t:Tag) RETURN f.id AS f, t.name AS tag ORDER BY f.created_at, f.id"
-        )
-        model.load_tags(tags["f"], tags["tag"])
+            load_mirror(self._session, model)
 
     # ------------------------------------------------------------ meta
 
@@ -434,15 +392,15 @@ class KuzuGraphStore:
             }
             for rel in relations
         ]
-        fields = ", ".join(f"{n}: v_{n}" for n in _RELATES_PROPS)
+        fields = ", ".join(f"{n}: v_{n}" for n in RELATES_PROPS)
         ends = [("a:Entity", "id", "src"), ("b:Entity", "id", "dst")]
         self._session.for_each(
-            rows, ends, EdgeType.RELATES, _RELATES_PROPS, f"CREATE (a)-[:RELATES {{{fields}}}]->(b)"
+            rows, ends, EdgeType.RELATES, RELATES_PROPS, f"CREATE (a)-[:RELATES {{{fields}}}]->(b)"
         )
 
         def apply() -> None:
             for row in rows:
-                stored = {n: row[n] for n in _RELATES_PROPS if row[n] is not None}
+                stored = {n: row[n] for n in RELATES_PROPS if row[n] is not None}
                 self._read.link_entities(row["src"], row["dst"], stored)
 
         self._session.after_commit(apply)
