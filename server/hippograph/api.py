@@ -283,7 +283,8 @@ class MemoryAPI:
     ) -> UsedOut:
         """Report which facts from search or recall your answer relied on: the only way reading
         strengthens memory. A used fact stays fresh, a dormant one wakes, a staged one used
-        repeatedly becomes confirmed. Example: mark_used(fact_ids=["f_0123456789abcdef"])
+        repeatedly becomes confirmed; facts used together are linked, so one brings up the other.
+        Example: mark_used(fact_ids=["f_0123456789abcdef"])
         """
 
     @operation(title="Forget a fact", destructive=True, idempotent=True)

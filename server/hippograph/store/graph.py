@@ -280,6 +280,21 @@ class KuzuGraphStore:
 
         self._session.after_commit(apply)
 
+    def reweigh_relations(self, relation: str, weights: Sequence[tuple[str, str, float]]) -> None:
+        """Set the weight of the RELATES_TO edges of ``relation``: (source id, target id, weight)."""
+        for src, dst, weight in weights:
+            self._session.run(
+                "MATCH (a:Fact {id: $src})-[r:RELATES_TO]->(b:Fact {id: $dst}) "
+                "WHERE r.relation = $relation SET r.weight = $weight",
+                {"src": src, "dst": dst, "relation": relation, "weight": weight},
+            )
+
+        def apply() -> None:
+            for src, dst, weight in weights:
+                self._read.reweigh(src, dst, relation, weight)
+
+        self._session.after_commit(apply)
+
     def has_edge(self, edge: str, src: str, dst: str) -> bool:
         rows = self._session.run(
             f"MATCH (a:Fact {{id: $src}})-[:{_fact_edge(edge)}]->(b:Fact {{id: $dst}}) RETURN count(*) AS n",

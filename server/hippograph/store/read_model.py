@@ -237,6 +237,14 @@ class ReadModel:
             self._out.setdefault(src, []).append(edge)
             self._in.setdefault(dst, []).append(edge)
 
+    def reweigh(self, src: str, dst: str, relation: str, weight: float) -> None:
+        """The RELATES_TO edge of ``relation`` from ``src`` to ``dst`` now weighs ``weight``."""
+        with self._lock:
+            for edges in (self._out.get(src, []), self._in.get(dst, [])):
+                for i, edge in enumerate(edges):
+                    if edge.src == src and edge.dst == dst and edge.props.get("relation") == relation:
+                        edges[i] = edge._replace(props={**edge.props, "weight": weight})
+
     def link_about(self, fact_id: str, entity_id: str, role: str) -> None:
         with self._lock:
             if self._add_about(fact_id, entity_id, role):
