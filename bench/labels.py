@@ -18,13 +18,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import tempfile
 from collections import Counter
 from pathlib import Path
 
-from hippograph.config import DEFAULT_MODEL, Settings
+from bench.service import add_models_dir, temporary_memory
 from hippograph.service.memory import Memory
-from hippograph.store.embed import FastEmbedder, assemble_default_model
 
 HERE = Path(__file__).resolve().parent
 SETS = {
@@ -107,22 +105,13 @@ def table(results: dict[str, dict[str, Counter[str]]]) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument(
-        "--models-dir", type=Path, default=Path(tempfile.gettempdir()) / "hippograph-bench" / "models"
-    )
+    add_models_dir(parser)
     parser.add_argument("--out", type=Path, default=HERE / "results" / "labels.md")
     args = parser.parse_args()
-    args.models_dir.mkdir(parents=True, exist_ok=True)
-    assemble_default_model(args.models_dir)
-    embedder = FastEmbedder(DEFAULT_MODEL, args.models_dir)
     results = {}
-    with tempfile.TemporaryDirectory() as data_dir:
-        memory = Memory.open(Settings(data_dir=Path(data_dir), models_dir=args.models_dir), embedder=embedder)
-        try:
-            for name, (path, labels) in SETS.items():
-                results[name] = run(memory, path, labels)
-        finally:
-            memory.close()
+    with temporary_memory(args.models_dir) as memory:
+        for name, (path, labels) in SETS.items():
+            results[name] = run(memory, path, labels)
     text = table(results)
     print(text)
     args.out.write_text(text + "\n", encoding="utf-8")
