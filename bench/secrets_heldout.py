@@ -279,12 +279,16 @@ assert not any(_CREDENTIAL_WORD.search(t) for t in BARE)
 assert not any("API key is" in t for t in VENDOR_KEY)
 
 
-def secret_lines(formats: list[dict[str, str]], seed: int) -> list[tuple[str, str, str, str]]:
+def secret_lines(
+    formats: list[dict[str, str]], seed: int, forms: dict[str, list[str]] = FORMS
+) -> list[tuple[str, str, str, str]]:
+    """(form, prefixed, rule, text): three fake secrets per format and form, each in a sentence
+    of that form's ``forms`` templates (``bare`` only for formats with a literal prefix)."""
     rng = random.Random(seed)
     draw, rows = _Draw(rng), []
     for fmt in formats:
         prefixed = int(fmt["prefix"]) >= 3
-        for form, templates in FORMS.items():
+        for form, templates in forms.items():
             if form == "bare" and not prefixed:
                 continue
             secrets = draw_secrets(draw, fmt["regex"])

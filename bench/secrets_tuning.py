@@ -23,7 +23,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 
 from bench.secrets_corpus import DATA, _Draw, read_tsv, write_tsv
-from bench.secrets_heldout import _git, draw_secrets, fixed_prefix, secret_group, translate
+from bench.secrets_heldout import _git, draw_secrets, fixed_prefix, secret_group, secret_lines, translate
 from hippograph.text import secrets_scan
 
 RULES = "data/rules"
@@ -122,24 +122,7 @@ def extract(repo: Path) -> tuple[list[tuple[str, ...]], Counter[str]]:
 
 
 def generate(seed: int) -> list[tuple[str, str, str, str]]:
-    rng = random.Random(seed)
-    draw, rows = _Draw(rng), []
-    for fmt in read_tsv(DATA / "tuning_formats.tsv"):
-        prefixed = int(fmt["prefix"]) >= 3
-        for form, templates in FORMS.items():
-            if form == "bare" and not prefixed:
-                continue
-            secrets = draw_secrets(draw, fmt["regex"])
-            for secret, template in zip(secrets, rng.sample(templates, len(secrets)), strict=True):
-                rows.append(
-                    (
-                        form,
-                        "yes" if prefixed else "no",
-                        fmt["rule"],
-                        template.format(s=secret, vendor=fmt["vendor"]),
-                    )
-                )
-    return rows
+    return secret_lines(read_tsv(DATA / "tuning_formats.tsv"), seed, FORMS)
 
 
 def score(show_misses: bool) -> dict[str, tuple[int, int]]:
