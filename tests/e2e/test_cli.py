@@ -7,7 +7,10 @@ import os
 import pty
 import signal
 import subprocess
+import time
 from pathlib import Path
+
+import pytest
 
 from testkit.process import PYTHON, server_env
 from testkit.process import run_cli as hippograph
@@ -126,3 +129,32 @@ def test_serve_on_a_terminal_says_it_waits_for_a_client_and_ctrl_c_stops_it_quie
     assert process.returncode == 0
     assert out == b""  # stdout is the protocol's
     assert b"Traceback" not in err
+
+
+@pytest.mark.parametrize("delay", [0.3, 1.5, 3.0, 6.0])
+def test_ctrl_c_at_any_moment_of_start_up_stops_the_server_promptly_and_quietly(
+    tmp_path: Path, models_dir: Path, delay: float
+) -> None:
+    # Whatever the server is doing when the signal lands (importing, opening the stores in the
+    # background, serving), it stops within seconds, without a traceback, and the data dir
+    # opens afterwards. Before: a traceback of the interrupted import, or ~10 s waiting for the
+    # stores to finish opening.
+    data_dir = tmp_path / "data"
+    process = subprocess.Popen(
+        [PYTHON, "-m", "hippograph", "serve"],
+        env=server_env(data_dir, models_dir),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    time.sleep(delay)
+    process.send_signal(signal.SIGINT)
+    sent = time.monotonic()
+    out, err = process.communicate(timeout=120)
+    assert time.monotonic() - sent < 30, err
+    assert process.returncode in (0, 130), err  # 130: stopped before it served
+    assert out == b""
+    assert b"Traceback" not in err, err
+    if (data_dir / "graph.kuzu").exists():
+        stats = hippograph(data_dir, models_dir, "stats", "--json")
+        assert stats.returncode == 0, stats.stderr

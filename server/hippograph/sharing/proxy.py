@@ -73,6 +73,7 @@ class SharedMemory(MemoryAPI):
         self._remote: OwnerClient | None = None
         self._guard: OwnerGuard | None = None
         self._background = False
+        self._opener: threading.Thread | None = None
 
     @classmethod
     def open(
@@ -98,8 +99,14 @@ class SharedMemory(MemoryAPI):
         check_writable(settings.data_dir)
         shared = cls(settings, embedder=embedder)
         shared._background = True
-        threading.Thread(target=shared._open_now, name="hippograph-open", daemon=True).start()
+        shared._opener = threading.Thread(target=shared._open_now, name="hippograph-open", daemon=True)
+        shared._opener.start()
         return shared
+
+    @property
+    def still_opening(self) -> bool:
+        """Whether the background open (``serve``) is still under way."""
+        return self._opener is not None and self._opener.is_alive()
 
     def _open_now(self) -> None:
         try:
