@@ -21,7 +21,8 @@ from pathlib import Path
 import ladybug
 
 from hippograph.domain.errors import StoreError
-from hippograph.store.kuzu_session import discard, import_database, one_result
+from hippograph.store.graph_copy import discard
+from hippograph.store.kuzu_session import import_database, one_result
 
 log = logging.getLogger(__name__)
 

@@ -12,7 +12,6 @@ import gc
 import logging
 import os
 import re
-import shutil
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
@@ -22,6 +21,7 @@ from typing import Any
 import ladybug
 
 from hippograph.domain.errors import GraphCacheFull, InternalError, StoreError
+from hippograph.store.graph_copy import POOL_FULL, copy_graph, discard
 from hippograph.store.malloc_arenas import release_free_memory
 
 log = logging.getLogger(__name__)
@@ -29,8 +29,6 @@ log = logging.getLogger(__name__)
 _PARAM = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
 # A statement that may change the graph (an autocommit one then leaves pages to checkpoint).
 _WRITES = re.compile(r"\b(CREATE|MERGE|SET|DELETE)\b", re.IGNORECASE)
-# What kuzu says when its buffer pool cannot give a statement a page.
-_POOL_FULL = "buffer pool is full"
 # Opening replays the WAL in the pool; a WAL written before checkpoints kept up with the pool
 # (hippograph before issue 22) may need more: the open doubles the pool up to this many times.
 _REPLAY_DOUBLINGS = 5
@@ -80,16 +78,6 @@ def _rebuild_paths(path: Path) -> tuple[Path, Path]:
     return path.with_name(path.name + ".export"), path.with_name(path.name + ".rebuild")
 
 
-def discard(*paths: Path) -> None:
-    """Remove these database files (and their log and shadow files) or export directories."""
-    for path in paths:
-        for found in (path, Path(f"{path}.wal"), Path(f"{path}.shadow")):
-            if found.is_dir():
-                shutil.rmtree(found)
-            elif found.exists():
-                found.unlink()
-
-
 def import_database(
     export: Path, db: ladybug.Database, check: Callable[[ladybug.Connection], None] | None = None
 ) -> None:
@@ -109,7 +97,7 @@ def import_database(
 
 def _engine_failure(err: RuntimeError, pool_bytes: int) -> StoreError:
     """What a caller is told when Kùzu fails a statement that was not wrong in itself."""
-    if _POOL_FULL in str(err):
+    if POOL_FULL in str(err):
         return GraphCacheFull(
             f"the graph engine's page cache ({pool_bytes >> 20} MiB, HIPPOGRAPH_KUZU_BUFFER_POOL_BYTES) "
             "could not hold this call's work, so it was not done and nothing of it was stored; "
@@ -175,7 +163,7 @@ class KuzuSession:
             try:
                 db = ladybug.Database(str(path), max_db_size=self._max_db_size, buffer_pool_size=pool)
             except RuntimeError as err:
-                if _POOL_FULL not in str(err):
+                if POOL_FULL not in str(err):
                     raise
                 pool *= 2
                 log.warning("replaying the graph's log needs more memory: trying a %d MiB pool", pool >> 20)
@@ -259,7 +247,7 @@ class KuzuSession:
     def _failed(self, err: RuntimeError) -> StoreError:
         """``err`` as a caller's error, after freeing what a full pool needs freed (a checkpoint
         outside a transaction: the failed one has been rolled back)."""
-        if _POOL_FULL in str(err) and self._hooks is None:
+        if POOL_FULL in str(err) and self._hooks is None:
             with suppress(RuntimeError):
                 self.checkpoint()
         return _engine_failure(err, self._buffer_pool_bytes)
@@ -269,11 +257,12 @@ class KuzuSession:
         overwritten survives: Kùzu leaves old strings in the file's free pages (a SET or DELETE
         followed by a checkpoint kept them, tested), so a purge ends here.
 
-        EXPORT DATABASE to a directory beside the file, IMPORT DATABASE into a new file, close
-        both, replace the old file with the new one (atomic), reopen. A crash before the
-        replace leaves the old file whole (the leftovers are removed at the next open).
+        Every table is copied in slices into a new file beside it (``graph_copy``: the page
+        cache holds one slice at a time, whatever the store's size), both are closed, the new
+        file replaces the old one (atomic), and it is reopened. A crash before the replace
+        leaves the old file whole (the leftovers are removed at the next open).
 
-        The new file is also compact: IMPORT writes each table once, where the checkpoints of a
+        The new file is also compact: each table is written once, where the checkpoints of a
         store written bit by bit leave copies of whole relationship node groups behind (see
         ``service.upkeep.Upkeep.compact_graph``).
         """
@@ -283,14 +272,8 @@ class KuzuSession:
         with self.lock:
             if self._hooks is not None:
                 raise InternalError("the graph cannot be rebuilt inside a transaction")
-            discard(export, fresh)
             self._conn.execute("CHECKPOINT")
-            self._conn.execute(f"EXPORT DATABASE '{export}' (format='parquet')")
-            try:
-                import_database(export, self._open(fresh))
-            except BaseException:
-                discard(export, fresh)
-                raise
+            copy_graph(self._conn, export, fresh, self._open, self._buffer_pool_bytes)
             self._conn.close()
             self._db.close()
             self._prepared.clear()
