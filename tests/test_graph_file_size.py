@@ -55,7 +55,7 @@ def test_a_few_facts_over_several_sessions_keep_the_graph_file_under_16_mib(
     try:
         # Every fact, entity and edge as it was (the first line is the export's header and time).
         assert reopened.export()["jsonl"].splitlines()[1:] == exported.splitlines()[1:]
-        assert reopened.graph.schema_version() == 4
+        assert reopened.graph.schema_version() == 5
         report = reopened.reconcile()
         assert (report.added, report.removed, report.restatused) == (0, 0, 0)
         assert int(reopened.graph.get_meta(COMPACT_BYTES) or 0) > 0  # it was rewritten at least once

@@ -60,14 +60,14 @@ def _contents(session: KuzuSession) -> dict[str, list[object]]:
                 "MATCH (f:Fact)-[a:ABOUT]->(e:Entity) RETURN f.id, e.id, a.role ORDER BY f.id, e.id"
             )
         ],
-        "other": [
+        "other": sorted(
             tuple(row.values())
             for row in session.run(
                 "MATCH (a:Fact)-[r:SUPERSEDES]->(b:Fact) RETURN a.id, b.id, r.reason "
                 "UNION ALL MATCH (f:Fact)-[:HAS_TAG]->(t:Tag) RETURN f.id, t.name, '' "
                 "UNION ALL MATCH (m:Meta) RETURN m.key, m.value, ''"
             )
-        ],
+        ),
     }
 
 

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from bench.perf.workload import GenFact, Query, remember_kwargs
-from hippograph.store.graph_view import MirrorView
+from hippograph.store.index_view import IndexView
 
 
 @contextlib.contextmanager
@@ -47,13 +47,13 @@ def stage_timer(memory: Any) -> Iterator[dict[str, list[float]]]:
         (vectors, "set_status", "vectors.set_status"),
         (retriever, "anchors", "retriever.anchors"),
         (retriever, "expand", "retriever.expand (graph walk)"),
-        (MirrorView, "fact_edges", "graph.view.fact_edges"),
-        (MirrorView, "about_edges", "graph.view.about_edges"),
-        (MirrorView, "tag_neighbours", "graph.view.tag_neighbours"),
-        (MirrorView, "facts_about", "graph.view.facts_about"),
-        (MirrorView, "entity_relations", "graph.view.entity_relations"),
+        (IndexView, "fact_edges", "graph.view.fact_edges"),
+        (IndexView, "about_edges", "graph.view.about_edges"),
+        (IndexView, "tag_neighbours", "graph.view.tag_neighbours"),
+        (IndexView, "facts_about", "graph.view.facts_about"),
+        (IndexView, "entity_relations", "graph.view.entity_relations"),
         (graph, "get_facts", "graph.get_facts"),
-        (MirrorView, "entity_names_for", "graph.view.entity_names_for"),
+        (IndexView, "entity_names_for", "graph.view.entity_names_for"),
         (graph, "active_facts_with", "graph.active_facts_with (conflicts)"),
         (graph.read, "last_facts_in_sessions", "graph.read.last_facts_in_sessions"),
         (graph, "insert_facts", "graph.insert_facts"),

@@ -2,7 +2,7 @@
 
 Every read applies it through one value, the scopes a caller sees (``visible_scopes``): the
 vector index filters its rows by them (``store.vector_rows.Filter``), the read model's walks,
-neighbour shares, tag and entity lookups by them (``store.graph_view.GraphView``). A write may
+neighbour shares, tag and entity lookups by them (``store.seam.GraphView``). A write may
 join only what one scope sees (``link_refusal``), so no edge needs the rule to hide it.
 
 An operation on an id (explain, confirm, forget, mark_used, correct, link) looks the fact or

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from hippograph.domain.errors import InternalError
 from hippograph.domain.models import FACT_EDGES, EdgeType
+from hippograph.store.graph_values import EdgeRow
 from hippograph.store.kuzu_session import KuzuSession
-from hippograph.store.read_model import EdgeRow
 from hippograph.store.rows import edge_props
 
 

@@ -1,15 +1,18 @@
-"""The graph's writes and the reads that need Kùzu; each write reaches the read model once it commits.
+"""The graph's writes and the reads that need Kùzu; each write reaches the graph index once it commits.
 
 Kùzu is hippograph's source of truth (facts, entities, typed edges, lifecycle state). The
 domain's Cypher is here; the session's plumbing is in kuzu_session.py and the schema's in
 migrations.py, so a fork of Kùzu replaces those three. Rows become ``Fact``/``Entity`` values
 in rows.py. Reads of the graph's shape (walks, edges, claims, session tails) are not here:
-callers ask ``graph.view(scopes)`` (the read model as a caller in those scopes sees it) or
-``graph.read`` (the read model itself), which this store loads and keeps current.
+callers ask ``graph.view(scopes)`` (the graph index as a caller in those scopes sees it) or
+``graph.read`` (the index itself), which this store keeps current (graph_index.py).
 """
 
 from __future__ import annotations
 
+import logging
+import tempfile
+import uuid
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from datetime import datetime
@@ -22,11 +25,12 @@ from hippograph.store import engine_upgrade, migrations
 from hippograph.store.census import GraphCensus
 from hippograph.store.entity_index import EntityIndex
 from hippograph.store.fact_cache import FactCache
-from hippograph.store.graph_view import EVERYWHERE, MirrorView
-from hippograph.store.kuzu_session import KuzuSession, gc_paused
+from hippograph.store.graph_index import GraphIndex
+from hippograph.store.graph_values import ClaimKey, SessionKey, claim_key
+from hippograph.store.index_build import RELATES_PROPS, build_index
+from hippograph.store.index_view import EVERYWHERE, IndexView
+from hippograph.store.kuzu_session import KuzuSession
 from hippograph.store.listing import FactListing
-from hippograph.store.mirror_load import RELATES_PROPS, load_mirror
-from hippograph.store.read_model import ClaimKey, ReadModel, SessionKey, claim_key
 from hippograph.store.receipts import Receipts
 from hippograph.store.rows import (
     ENTITY_COLUMNS,
@@ -42,6 +46,12 @@ from hippograph.store.rows import (
 from hippograph.store.seam import COMPACT_BYTES, FactLink, Relation
 
 __all__ = ["KuzuGraphStore"]
+
+log = logging.getLogger(__name__)
+
+# Meta: the token the graph index file held at the graph's last clean close (graph_index.py).
+_INDEX_TOKEN = "graph_index_token"
+
 
 # One primary-key lookup per id (UNWIND) beats a filtered scan (IN, ~70 ms at 100k); named
 # columns read ~3x faster than whole nodes.
@@ -66,8 +76,8 @@ class KuzuGraphStore:
         self.path = path
         engine_upgrade.upgrade(path, max_db_size=max_db_size, buffer_pool_bytes=buffer_pool_bytes)
         migrations.refuse_newer(path)
-        self._read = ReadModel()
-        # Writes reach the read model when they commit (all of one commit at once).
+        self._read = GraphIndex.beside(path)
+        # Writes reach the index when they commit (all of one commit at once).
         self._session = KuzuSession(
             path, max_db_size=max_db_size, buffer_pool_bytes=buffer_pool_bytes, publish=self._read.publish
         )
@@ -75,7 +85,10 @@ class KuzuGraphStore:
         self.receipts = Receipts(self._session)
         self.listing = FactListing(self._session)
         self.census = GraphCensus(self._session)
-        self._load_read_model(self._read)
+        token = self.get_meta(_INDEX_TOKEN)
+        if not token or self._read.token() != token:
+            build_index(self._session, self._read)
+        self._read.set_token("")  # no longer known to match the graph, until a clean close
         self._facts = FactCache(fact_cache_bytes)
         self._names = EntityIndex(self.all_entities())
 
@@ -85,13 +98,13 @@ class KuzuGraphStore:
         return self._names
 
     @property
-    def read(self) -> ReadModel:
-        """The graph's shape in memory, thread-safe and current as of the last commit."""
+    def read(self) -> GraphIndex:
+        """The graph's shape (the index file), thread-safe and current as of the last commit."""
         return self._read
 
-    def view(self, scopes: Collection[str] | None) -> MirrorView:
+    def view(self, scopes: Collection[str] | None) -> IndexView:
         """The graph's shape as a caller who sees ``scopes`` sees it (``EVERYWHERE``: all of it)."""
-        return MirrorView(self._read, scopes)
+        return IndexView(self._read, scopes)
 
     def fact_count(self) -> int:
         """How many facts the graph holds, any status."""
@@ -106,6 +119,14 @@ class KuzuGraphStore:
         return self._read.last_facts_in_sessions(sessions)
 
     def close(self) -> None:
+        """Close the graph and its index, the index marked as matching the graph (see graph_index)."""
+        token = uuid.uuid4().hex
+        try:
+            self._read.set_token(token)
+            self._read.close()
+            self.set_meta(_INDEX_TOKEN, token)
+        except Exception:  # the next open builds the index again
+            log.exception("could not mark the graph index as current; the next open rebuilds it")
         self._session.close()
 
     def transaction(self) -> AbstractContextManager[None]:
@@ -113,11 +134,15 @@ class KuzuGraphStore:
         return self._session.transaction()
 
     def check_mirror(self, *, repair: bool) -> list[str]:
-        """Compare the read model and the fact cache with the stored graph; ``repair`` reloads them."""
+        """Compare the graph index (with one built afresh beside it), the fact cache and the
+        entity index with the stored graph; ``repair`` makes them agree."""
         with self._session.lock:
-            stored = ReadModel()
-            self._load_read_model(stored)
-            problems = self._read.differences(stored, repair=repair)
+            with tempfile.TemporaryDirectory(dir=self.path.parent) as scratch:
+                copy = Path(scratch) / "stored.index"
+                stored = GraphIndex(copy)
+                build_index(self._session, stored)
+                stored.close()
+                problems = self._read.differences(copy, repair=repair)
             stale = self._facts.drop_stale({fact.id: fact for fact in self.all_facts()}, repair=repair)
             if stale:
                 problems.append(f"fact cache: {stale} stale")
@@ -125,11 +150,6 @@ class KuzuGraphStore:
             if entities:
                 problems.append(f"entity index: {entities} differ")
         return problems
-
-    def _load_read_model(self, model: ReadModel) -> None:
-        """Fill an empty ``model`` from whole-table reads of the graph."""
-        with gc_paused():
-            load_mirror(self._session, model)
 
     # ------------------------------------------------------------ meta
 
@@ -437,14 +457,14 @@ class KuzuGraphStore:
 
 
 def _erase(
-    session: KuzuSession, read: ReadModel, cache: FactCache, tombstones: Sequence[Fact], tags: Sequence[str]
+    session: KuzuSession, read: GraphIndex, cache: FactCache, tombstones: Sequence[Fact], tags: Sequence[str]
 ) -> set[str]:
     """The fact columns set to the tombstones' (no text), their ABOUT and HAS_TAG edges and the
     RELATES edges they stated deleted; fact-to-fact edges stay (the chains). The old strings
     stay in Kùzu's free pages until ``rebuild``."""
     entities: set[str] = set()
     for fact in tombstones:
-        entities |= {e.dst for e in MirrorView(read, EVERYWHERE).about_edges([fact.id])}
+        entities |= {e.dst for e in IndexView(read, EVERYWHERE).about_edges([fact.id])}
         sets = ", ".join(f"f.{c} = {session.cast('Fact', c).replace('r.', '$')}" for c in FACT_COLUMNS[1:])
         session.run(f"MATCH (f:Fact {{id: $id}}) SET {sets}", fact_params(fact))
         for edge in ("(f:Fact {id: $id})-[r:ABOUT]->(:Entity)", "(f:Fact {id: $id})-[r:HAS_TAG]->(:Tag)"):

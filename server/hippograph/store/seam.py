@@ -3,7 +3,7 @@
 Retrieval and the service name only these protocols and the engine-neutral values beside them;
 ``backends.open_graph`` and ``backends.open_vectors`` pick the engines behind them from the
 ``store_url`` setting. Today's implementations are ``graph.KuzuGraphStore`` (an embedded Kùzu
-file with a read model mirrored in memory, whose ``MirrorView`` answers graph reads) and
+file with a derived SQLite index of its shape beside it, whose ``IndexView`` answers graph reads) and
 ``vectors.LanceVectorStore`` (an embedded LanceDB directory). A backend without an in-process
 mirror answers the same reads itself: nothing here hands out the mirror.
 
@@ -22,8 +22,8 @@ import numpy as np
 
 from hippograph.domain.models import Entity, Fact
 from hippograph.store.entity_index import EntityIndex
-from hippograph.store.graph_view import EVERYWHERE
-from hippograph.store.read_model import ClaimKey, EdgeRow, SessionKey, claim_key
+from hippograph.store.graph_values import ClaimKey, EdgeRow, SessionKey, claim_key
+from hippograph.store.index_view import EVERYWHERE
 from hippograph.store.vector_rows import Filter, Hit, as_stored, fact_row, unit
 
 __all__ = [

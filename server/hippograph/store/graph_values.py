@@ -1,0 +1,72 @@
+"""Values of the graph's shape that cross the seam (edges as rows, claim and session keys), and
+how the graph index encodes them in SQLite (times as exact microseconds, properties as JSON, any
+number of ids as one JSON parameter)."""
+
+from __future__ import annotations
+
+import calendar
+import functools
+import json
+import types
+from collections.abc import Iterable, Mapping
+from datetime import datetime
+from typing import Any, NamedTuple
+
+__all__ = [
+    "ClaimKey",
+    "EdgeRow",
+    "SessionKey",
+    "claim_key",
+    "dump_props",
+    "ids_param",
+    "load_props",
+    "micros",
+]
+
+
+class EdgeRow(NamedTuple):
+    """A typed edge as stored (fact-fact, ABOUT, RELATES, HAS_TAG): for explain, export, the walk."""
+
+    type: str
+    src: str
+    dst: str
+    props: Mapping[str, Any]
+
+
+ClaimKey = tuple[str, str, str]  # (subject casefolded, predicate casefolded, scope)
+SessionKey = tuple[str, str]  # (scope, session id)
+
+
+def claim_key(subject: str | None, predicate: str | None, scope: str) -> ClaimKey | None:
+    """The conflict rule's key for a fact, or None when it states no subject-predicate claim."""
+    if not subject or not predicate:
+        return None
+    return subject.casefold(), predicate.casefold(), scope
+
+
+def micros(moment: datetime) -> int:
+    """``moment`` as exact microseconds since the epoch (a naive time is UTC, as Kùzu returns it)."""
+    return calendar.timegm(moment.utctimetuple()) * 1_000_000 + moment.microsecond
+
+
+def ids_param(ids: Iterable[str]) -> str:
+    """Ids as one parameter: ``... IN (SELECT value FROM json_each(?))`` takes any number."""
+    return json.dumps(list(ids))
+
+
+def dump_props(props: Mapping[str, Any]) -> str:
+    return json.dumps(
+        {k: {"$t": v.isoformat()} if isinstance(v, datetime) else v for k, v in props.items()},
+        sort_keys=True,
+    )
+
+
+@functools.lru_cache(maxsize=8192)
+def load_props(text: str) -> Mapping[str, Any]:
+    """Stored properties, read-only: an edge read again (the walk's hubs) is not decoded again."""
+    return types.MappingProxyType(
+        {
+            k: datetime.fromisoformat(v["$t"]) if isinstance(v, dict) else v
+            for k, v in json.loads(text).items()
+        }
+    )

@@ -1,0 +1,266 @@
+"""The graph's shape as one caller sees it: the scope rule, applied to every read of the graph index.
+
+A caller in a scope sees the facts and entities of that scope and of ``global``
+(``domain.visibility.visible_scopes``), nothing else: no id, edge or path of another scope.
+``KuzuGraphStore.view(scopes)`` hands out a view; each of its reads drops every fact and entity
+outside ``scopes`` (and every edge with such an end) before anything is counted or cut to a
+limit, so a walk, a neighbour share or a tag lookup neither returns nor passes through another
+scope. ``view(EVERYWHERE)`` is the owner's own look (writes, purge, upkeep, import).
+
+Each read is a few indexed queries of the ``GraphIndex`` (any number of ids in one parameter),
+under its lock; the view holds nothing of its own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterable, Sequence
+from typing import Any, Final
+
+from hippograph.domain.errors import InternalError
+from hippograph.domain.models import FACT_EDGES, EdgeType
+from hippograph.store.graph_index import GraphIndex
+from hippograph.store.graph_values import EdgeRow, ids_param, load_props
+
+EVERYWHERE: Final = None  # ``KuzuGraphStore.view(EVERYWHERE)``: every scope (the owner's upkeep)
+
+_IN = "IN (SELECT value FROM json_each(?))"
+
+
+class IndexView:
+    """Reads of the graph index, restricted to ``scopes`` (None: every scope)."""
+
+    def __init__(self, index: GraphIndex, scopes: Collection[str] | None) -> None:
+        self._x = index
+        self._scopes = None if scopes is None else frozenset(scopes)
+        self._scope_param = None if self._scopes is None else ids_param(sorted(self._scopes))
+
+    def _sees_all(self) -> bool:
+        """Whether this view sees every scope written: then there is nothing to filter out."""
+        return self._scopes is None or self._x.scopes_written() <= self._scopes
+
+    def _in_scope(self, *aliases: str) -> tuple[str, tuple[str, ...]]:
+        """SQL that keeps the rows whose ``aliases`` (tables with a scope) are seen, and its
+        parameters; nothing to keep out when the view sees every scope written. Call it holding
+        the index's lock, with the query that uses it (a write may bring a new scope)."""
+        if self._scope_param is None or self._sees_all():
+            return "1", ()
+        return " AND ".join(f"{a}.scope {_IN}" for a in aliases), (self._scope_param,) * len(aliases)
+
+    def _rows(self, query: str, *params: Any) -> list[Any]:
+        with self._x.lock:
+            return self._x.db.execute(query, params).fetchall()
+
+    def _seen(self, ids: Iterable[str]) -> set[str]:
+        """Those of ``ids`` (facts or entities) whose scope this view sees (all of them, known
+        or not, when it sees every scope written)."""
+        wanted = set(ids)
+        with self._x.lock:
+            if self._scopes is None or self._sees_all() or not wanted:
+                return wanted
+            param = ids_param(wanted)
+            rows = self._rows(
+                f"SELECT id, scope FROM fact WHERE id {_IN} "
+                f"UNION ALL SELECT id, scope FROM entity WHERE id {_IN}",
+                param,
+                param,
+            )
+        return {node for node, scope in rows if scope in self._scopes}
+
+    def sees(self, node_id: str) -> bool:
+        """The scope rule, the one place it is decided: a fact or entity is seen if its scope is."""
+        return node_id in self._seen([node_id])
+
+    def statuses(self, fact_ids: Iterable[str]) -> dict[str, str]:
+        """The status of each of ``fact_ids`` that exists."""
+        with self._x.lock:
+            seen, params = self._in_scope("f")
+            query = f"SELECT id, status FROM fact f WHERE id {_IN} AND {seen}"
+            return dict(self._rows(query, ids_param(set(fact_ids)), *params))
+
+    def fact_edges(self, fact_ids: Sequence[str], edge_types: Sequence[str] = FACT_EDGES) -> list[EdgeRow]:
+        """Fact-to-fact edges touching ``fact_ids``, either direction, with weight where stored."""
+        unknown = set(edge_types) - set(FACT_EDGES)
+        if unknown:
+            raise InternalError(f"unknown fact edges {sorted(unknown)}")
+        ids, types = ids_param(set(fact_ids)), ids_param(sorted(set(edge_types)))
+        with self._x.lock:
+            seen, params = self._in_scope("a", "b")
+            joins = "" if not params else "JOIN fact a ON a.id = l.src JOIN fact b ON b.id = l.dst "
+            pick = (
+                f"SELECT l.seq, l.type, l.src, l.dst, l.props FROM link l {joins}"
+                f"WHERE l.type {_IN} AND {seen} AND l.{{end}} {_IN}"
+            )
+            rows = self._rows(
+                f"{pick.format(end='src')} UNION {pick.format(end='dst')} ORDER BY 1",
+                *(types, *params, ids),
+                *(types, *params, ids),
+            )
+        # Each fact's edges out, then in, in the order they were made (as the mirror listed them).
+        out: dict[str, list[int]] = {}
+        into: dict[str, list[int]] = {}
+        for seq, _, src, dst, _ in rows:
+            out.setdefault(src, []).append(seq)
+            into.setdefault(dst, []).append(seq)
+        order = dict.fromkeys(seq for fid in fact_ids for seq in (*out.get(fid, ()), *into.get(fid, ())))
+        edges = {r[0]: r for r in rows}
+        return [
+            EdgeRow(edges[seq][1], edges[seq][2], edges[seq][3], load_props(edges[seq][4])) for seq in order
+        ]
+
+    def _about(self, fact_ids: Iterable[str]) -> list[tuple[str, str, str]]:
+        """(fact, entity, role) of the seen facts' ABOUT edges to seen entities, in the order made."""
+        with self._x.lock:
+            seen, params = self._in_scope("f", "e")
+            joins = "" if not params else "JOIN fact f ON f.id = a.fact JOIN entity e ON e.id = a.entity "
+            return self._rows(
+                f"SELECT a.fact, a.entity, a.role FROM about a {joins}"
+                f"WHERE a.fact {_IN} AND {seen} ORDER BY a.seq",
+                ids_param(set(fact_ids)),
+                *params,
+            )
+
+    def about_edges(self, fact_ids: Sequence[str]) -> list[EdgeRow]:
+        by_fact: dict[str, list[EdgeRow]] = {}
+        for fid, eid, role in self._about(fact_ids):
+            by_fact.setdefault(fid, []).append(EdgeRow(EdgeType.ABOUT, fid, eid, {"role": role}))
+        return [edge for fid in dict.fromkeys(fact_ids) for edge in by_fact.get(fid, ())]
+
+    def about_any(self, fact_ids: Iterable[str], entity_ids: Iterable[str]) -> set[str]:
+        """Those of ``fact_ids`` that are ABOUT any of ``entity_ids``."""
+        wanted = set(entity_ids)
+        return {fid for fid, eid, _ in self._about(fact_ids) if eid in wanted}
+
+    def centred_on_any(self, fact_ids: Iterable[str], entity_ids: Iterable[str]) -> set[str]:
+        """Those of ``fact_ids`` whose topic is one of ``entity_ids``: the fact's subject or
+        object when it has one (a chat turn's speaker is its subject), else any entity it
+        mentions. "Joanna: Congrats on the win, Nate!" is Joanna's, not Nate's."""
+        wanted = set(entity_ids)
+        about: dict[str, list[tuple[str, str]]] = {}
+        for fid, eid, role in self._about(fact_ids):
+            about.setdefault(fid, []).append((eid, role))
+        centred = set()
+        for fid, links in about.items():
+            topics = [eid for eid, role in links if role != "mention"] or [eid for eid, _ in links]
+            if any(eid in wanted for eid in topics):
+                centred.add(fid)
+        return centred
+
+    def facts_about(self, entity_id: str, *, limit: int, statuses: Sequence[str]) -> list[str]:
+        """The ``limit`` most recently created facts about the entity with one of ``statuses``."""
+        if limit <= 0 or not self.sees(entity_id):
+            return []
+        allowed, found = set(statuses), dict[str, None]()
+        with self._x.lock:
+            cursor = self._x.db.execute(
+                "SELECT a.fact, f.status, f.scope FROM about a JOIN fact f ON f.id = a.fact "
+                "WHERE a.entity = ? ORDER BY a.created DESC, a.fact DESC",
+                (entity_id,),
+            )
+            for fid, status, scope in cursor:  # newest first, read only as far as needed
+                if status in allowed and (self._scopes is None or scope in self._scopes):
+                    found[fid] = None
+                    if len(found) >= limit:
+                        break
+            cursor.close()
+        return list(found)
+
+    def _relates(self, entity_ids: Sequence[str]) -> list[tuple[int, str, str, str, float]]:
+        """The seen RELATES edges touching ``entity_ids``, in the order made."""
+        ids = ids_param(set(entity_ids))
+        with self._x.lock:
+            seen, params = self._in_scope("a", "b")
+            pick = (
+                "SELECT r.seq, r.src, r.dst, r.props, r.weight FROM relates r JOIN entity a ON a.id = r.src "
+                f"JOIN entity b ON b.id = r.dst WHERE {seen} AND r.{{end}} {_IN}"
+            )
+            return self._rows(
+                f"{pick.format(end='src')} UNION {pick.format(end='dst')} ORDER BY 1",
+                *params,
+                ids,
+                *params,
+                ids,
+            )
+
+    def entity_relations(self, entity_ids: Sequence[str]) -> list[EdgeRow]:
+        rows = self._relates(entity_ids)
+        order = dict.fromkeys(r[0] for eid in entity_ids for r in rows if eid in (r[1], r[2]))
+        edges = {r[0]: r for r in rows}
+        return [EdgeRow(EdgeType.RELATES, edges[s][1], edges[s][2], load_props(edges[s][3])) for s in order]
+
+    def related_entities(self, entity_ids: Sequence[str], *, limit: int) -> list[tuple[str, str, float]]:
+        """(entity, related entity, strongest RELATES weight): the ``limit`` strongest per entity."""
+        out = []
+        with self._x.lock:
+            seen, params = self._in_scope("o")
+            joins = "" if not params else "JOIN entity o ON o.id = n.b "
+            query = (
+                f"SELECT b, w FROM neighbour n {joins}WHERE n.a = ? AND {seen} "
+                "ORDER BY w DESC, b DESC LIMIT ?"
+            )
+            asked = list(dict.fromkeys(entity_ids))
+            seen_ids = self._seen(asked)
+            for eid in (e for e in asked if e in seen_ids):
+                out += [(eid, other, weight) for other, weight in self._rows(query, eid, *params, limit)]
+        return out
+
+    def tag_neighbours(self, fact_ids: Sequence[str], *, limit: int) -> list[EdgeRow]:
+        """Facts sharing a tag with ``fact_ids``, newest tagged first, ``limit`` rows in all.
+
+        A tag is a name, stored once for every scope: only the facts seen here share it.
+        """
+        rows: list[EdgeRow] = []
+        seen = self._seen(fact_ids)
+        with self._x.lock:
+            db = self._x.db
+            for fid in fact_ids:
+                if fid not in seen:
+                    continue
+                tags = db.execute("SELECT tag FROM tag WHERE fact = ? ORDER BY seq", (fid,)).fetchall()
+                for (tag,) in tags:
+                    cursor = db.execute(
+                        "SELECT t.fact, f.scope FROM tag t JOIN fact f ON f.id = t.fact "
+                        "WHERE t.tag = ? ORDER BY t.seq DESC",
+                        (tag,),
+                    )
+                    for other, scope in cursor:
+                        if len(rows) >= limit:
+                            cursor.close()
+                            return rows
+                        if other != fid and (self._scopes is None or scope in self._scopes):
+                            rows.append(EdgeRow(EdgeType.HAS_TAG, fid, other, {"tag": tag}))
+                    cursor.close()
+        return rows
+
+    def entity_names_for(self, fact_ids: Sequence[str]) -> dict[str, list[str]]:
+        with self._x.lock:
+            seen, params = self._in_scope("f", "e")
+            rows = self._rows(
+                "SELECT a.fact, e.name FROM about a JOIN fact f ON f.id = a.fact "
+                f"JOIN entity e ON e.id = a.entity WHERE a.fact {_IN} AND {seen} ORDER BY a.seq",
+                ids_param(set(fact_ids)),
+                *params,
+            )
+        by_fact: dict[str, list[str]] = {}
+        for fid, name in rows:
+            by_fact.setdefault(fid, []).append(name)
+        return {fid: by_fact[fid] for fid in dict.fromkeys(fact_ids) if fid in by_fact}
+
+    def entity_names(self, prefix: str, *, limit: int) -> list[str]:
+        """Names of the seen entities starting with ``prefix`` (any case), sorted, at most ``limit``."""
+        folded = prefix.casefold()
+        with self._x.lock:
+            seen, params = self._in_scope("e")
+            rows = self._rows(
+                f"SELECT DISTINCT name FROM entity e WHERE folded >= ? AND folded < ? AND {seen}",
+                folded,
+                folded + "\U0010ffff",
+                *params,
+            )
+        return sorted((name for (name,) in rows), key=str.casefold)[:limit]
+
+    def scopes(self, prefix: str, *, limit: int) -> list[str]:
+        """The seen scopes that hold a fact or entity and start with ``prefix``, sorted, at most ``limit``."""
+        found = {s for (s,) in self._rows("SELECT DISTINCT scope FROM fact UNION SELECT scope FROM entity")}
+        seen = found if self._scopes is None else found & self._scopes
+        folded = prefix.casefold()
+        return sorted(s for s in seen if s.casefold().startswith(folded))[:limit]
