@@ -37,7 +37,8 @@ def notes_for(results: list[dict[str, Any]], peers: dict[str, Any] | None, meta:
         d = r.get("disk") or {}
         if d:
             notes.append(
-                f"{label}: disk {d['bytes_per_fact']:,.0f} B/fact = Kùzu {d['graph_bytes_per_fact']:,.0f} + "
+                f"{label}: disk {d['bytes_per_fact']:,.0f} B/fact = graph and its index "
+                f"{d['graph_bytes_per_fact']:,.0f} + "
                 f"LanceDB {d['vectors_bytes_per_fact']:,.0f} (+ access log etc.), {d['facts']} facts, "
                 f"{d['vector_versions']} LanceDB version files kept; apparent size {d['apparent_bytes']:,} B."
             )
@@ -141,14 +142,14 @@ def bounds_for(r: dict[str, Any], smaller: dict[str, Any] | None) -> list[str]:
             f"**cold start** ({label}, {fmt(get(r, 'mcp.cold_start_s'))} s vs 2): starting Python and "
             f"importing the server's modules (LanceDB, MCP, fastembed) takes "
             f"{fmt(iso.get('python_and_imports_s'))} s alone; opening the store in-process "
-            f"{fmt(r.get('reopen_s'))} s (Kùzu, the graph mirror, LanceDB tables; the model loads "
+            f"{fmt(r.get('reopen_s'))} s (the graph, its index, LanceDB tables; the model loads "
             "beside them). The server answers MCP initialize before its stores open (they open in "
             f"the background): spawn to initialize {fmt(get(r, 'mcp.initialize_s'))} s."
         )
     if missed("disk_bytes_per_fact"):
         d = r.get("disk") or {}
         lines.append(
-            f"**disk** ({label}, {fmt(d.get('bytes_per_fact'))} B/fact vs 4,096): Kùzu "
+            f"**disk** ({label}, {fmt(d.get('bytes_per_fact'))} B/fact vs 4,096): the graph and its index "
             f"{fmt(d.get('graph_bytes_per_fact'))} + LanceDB {fmt(d.get('vectors_bytes_per_fact'))} B/fact. "
             "LanceDB holds each fact's vector (half precision: 768 B at 384 dimensions), its text and "
             "filter columns, and the ANN index (IVF-HNSW-SQ: its graph links and 8-bit codes)."
@@ -160,8 +161,8 @@ def bounds_for(r: dict[str, Any], smaller: dict[str, Any] | None) -> list[str]:
             f"**peak RSS** ({label}, {fmt(get(r, 'mcp.server_peak_rss_mb'))} MB vs 500): a process that only "
             f"loads the embedding model and embeds one text peaks at "
             f"{fmt(iso.get('model_only_peak_rss_mb'))} MB (onnxruntime). "
-            f"The server: {steps or '?'}. The rest is the graph mirror and fact cache (memory "
-            "for speed), Kùzu's buffer pool and LanceDB's index cache."
+            f"The server: {steps or '?'}. The rest is the fact cache (memory for speed), "
+            "the graph's page cache and its index's, and LanceDB's index cache."
         )
     if smaller is not None:
         for key, name in (("search_graph.p50", "search p50"), ("remember.p50", "remember p50")):

@@ -206,8 +206,8 @@ class Memory(MemoryAPI):
         if embedder is None:
             lazy = LazyEmbedder(settings.embedding_model, settings.model_cache_dir)
             if preload_model:
-                # The model (imports ~2.5 s, mostly fastembed's) loads while the graph opens: the
-                # graph's mirror is built by Kùzu and Arrow code that releases the GIL much of the time.
+                # The model (imports ~2.5 s, mostly fastembed's) loads while the graph opens (its
+                # index, when it must be built, by Kùzu, Arrow and SQLite code that releases the GIL).
                 lazy.preload()
             embedder = lazy
         graph = open_graph(settings)

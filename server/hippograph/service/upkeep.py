@@ -122,7 +122,7 @@ class Upkeep:
         """Make the vector index agree with the graph: re-embed missing rows, drop orphans."""
         with self.stores.write_lock:
             indexed = self.stores.vectors.ids("facts")
-            # Statuses from the graph mirror: reading every fact row took ~6 s at 100k facts.
+            # Statuses from the graph index: reading every fact row took ~6 s at 100k facts.
             statuses = self.stores.graph.fact_statuses()
             # A purged fact is a tombstone with nothing to index: a row of one is an orphan.
             statuses = {fid: s for fid, s in statuses.items() if s != FactStatus.PURGED.value}

@@ -4,8 +4,8 @@ Retrieval and the service name only these protocols and the engine-neutral value
 ``backends.open_graph`` and ``backends.open_vectors`` pick the engines behind them from the
 ``store_url`` setting. Today's implementations are ``graph.KuzuGraphStore`` (an embedded Kùzu
 file with a derived SQLite index of its shape beside it, whose ``IndexView`` answers graph reads) and
-``vectors.LanceVectorStore`` (an embedded LanceDB directory). A backend without an in-process
-mirror answers the same reads itself: nothing here hands out the mirror.
+``vectors.LanceVectorStore`` (an embedded LanceDB directory). A backend whose engine answers
+such reads well (a server database) answers them itself: nothing here hands out the index.
 
 The methods are today's public ones of those classes; each implementation's docstrings say how
 it keeps the contract.
