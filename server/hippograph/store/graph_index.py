@@ -41,6 +41,7 @@ from hippograph.store.graph_values import (
     ids_param,
     load_props,
     micros,
+    split_props,
 )
 
 log = logging.getLogger(__name__)
@@ -54,15 +55,15 @@ _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS fact(
     id TEXT PRIMARY KEY, scope TEXT NOT NULL, status TEXT NOT NULL, created INTEGER NOT NULL,
-    claim TEXT, session TEXT);
+    claim TEXT, session TEXT) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS entity(id TEXT PRIMARY KEY, name TEXT NOT NULL, folded TEXT NOT NULL,
-    scope TEXT NOT NULL);
+    scope TEXT NOT NULL) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS link(seq INTEGER PRIMARY KEY, type TEXT NOT NULL, src TEXT NOT NULL,
-    dst TEXT NOT NULL, props TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS about(seq INTEGER PRIMARY KEY, fact TEXT NOT NULL, entity TEXT NOT NULL,
-    role TEXT NOT NULL, created INTEGER NOT NULL, UNIQUE(fact, entity, role));
+    dst TEXT NOT NULL, at INTEGER, props TEXT);
+CREATE TABLE IF NOT EXISTS about(fact TEXT NOT NULL, entity TEXT NOT NULL, role TEXT NOT NULL,
+    created INTEGER NOT NULL, pos INTEGER NOT NULL, PRIMARY KEY(fact, entity, role)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS relates(seq INTEGER PRIMARY KEY, src TEXT NOT NULL, dst TEXT NOT NULL,
-    props TEXT NOT NULL, weight REAL NOT NULL, fact_id TEXT);
+    predicate TEXT, weight REAL, fact_id TEXT, at INTEGER);
 CREATE TABLE IF NOT EXISTS neighbour(a TEXT NOT NULL, b TEXT NOT NULL, w REAL NOT NULL,
     PRIMARY KEY(a, b)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS tag(seq INTEGER PRIMARY KEY, fact TEXT NOT NULL, tag TEXT NOT NULL,
@@ -75,7 +76,7 @@ CREATE INDEX IF NOT EXISTS fact_session ON fact(scope, session, created, id) WHE
 CREATE INDEX IF NOT EXISTS entity_folded ON entity(folded);
 CREATE INDEX IF NOT EXISTS link_src ON link(src);
 CREATE INDEX IF NOT EXISTS link_dst ON link(dst);
-CREATE INDEX IF NOT EXISTS about_entity ON about(entity, created, fact);
+CREATE INDEX IF NOT EXISTS about_entity ON about(entity, created);
 CREATE INDEX IF NOT EXISTS relates_src ON relates(src);
 CREATE INDEX IF NOT EXISTS relates_dst ON relates(dst);
 CREATE INDEX IF NOT EXISTS relates_fact ON relates(fact_id) WHERE fact_id IS NOT NULL;
@@ -86,10 +87,16 @@ _TABLES = ("fact", "entity", "link", "about", "relates", "neighbour", "tag")
 # neighbour: each entity's related entities and the strongest RELATES weight between them, either
 # way (the walk asks for an entity's strongest few: an index range, not a sort of a hub's edges).
 _NEIGHBOURS_OF = """
-INSERT OR REPLACE INTO neighbour SELECT a, b, MAX(w) FROM (
+INSERT OR REPLACE INTO neighbour SELECT a, b, MAX(COALESCE(MIN(MAX(w, 0.0), 1.0), 1.0)) FROM (
     SELECT src AS a, dst AS b, weight AS w FROM relates WHERE {where}
     UNION ALL SELECT dst, src, weight FROM relates WHERE {where}) GROUP BY a, b
 """
+
+
+def _relates_row(src: str, dst: str, props: Mapping[str, Any]) -> tuple[Any, ...]:
+    at = props.get("created_at")
+    time = micros(at) if isinstance(at, datetime) else None
+    return src, dst, props.get("predicate"), props.get("weight"), props.get("fact_id"), time
 
 
 def _claim_text(key: ClaimKey | None) -> str | None:
@@ -213,9 +220,9 @@ class GraphIndex:
     def load_fact_edges(
         self, edge_type: str, srcs: Sequence[str], dsts: Sequence[str], props: Sequence[Mapping[str, Any]]
     ) -> None:
-        rows = ((edge_type, s, d, dump_props(p)) for s, d, p in zip(srcs, dsts, props, strict=True))
+        rows = ((edge_type, s, d, *split_props(p)) for s, d, p in zip(srcs, dsts, props, strict=True))
         with self._batch():
-            self.db.executemany("INSERT INTO link(type, src, dst, props) VALUES (?, ?, ?, ?)", rows)
+            self.db.executemany("INSERT INTO link(type, src, dst, at, props) VALUES (?, ?, ?, ?, ?)", rows)
 
     def load_about(
         self,
@@ -225,26 +232,27 @@ class GraphIndex:
         created: Mapping[str, datetime],
     ) -> None:
         """``created``: each fact's creation time (an entity's facts are kept newest first)."""
-        rows = (
-            (f, e, r, micros(created[f]))
-            for e, f, r in zip(entity_ids, fact_ids, roles, strict=True)
-            if f in created
-        )
+        made: dict[str, int] = {}  # a fact's edges keep the order they are given in (``pos``)
+
+        def rows() -> Iterator[tuple[str, str, str, int, int]]:
+            for e, f, r in zip(entity_ids, fact_ids, roles, strict=True):
+                if f in created:
+                    made[f] = made.get(f, -1) + 1
+                    yield f, e, r, micros(created[f]), made[f]
+
         with self._batch():
             self.db.executemany(
-                "INSERT OR IGNORE INTO about(fact, entity, role, created) VALUES (?, ?, ?, ?)", rows
+                "INSERT OR IGNORE INTO about(fact, entity, role, created, pos) VALUES (?, ?, ?, ?, ?)", rows()
             )
 
     def load_relates(
         self, srcs: Sequence[str], dsts: Sequence[str], props: Sequence[Mapping[str, Any]]
     ) -> None:
-        rows = (
-            (s, d, dump_props(p), _weight(p), p.get("fact_id"))
-            for s, d, p in zip(srcs, dsts, props, strict=True)
-        )
+        rows = (_relates_row(s, d, p) for s, d, p in zip(srcs, dsts, props, strict=True))
         with self._batch():
             self.db.executemany(
-                "INSERT INTO relates(src, dst, props, weight, fact_id) VALUES (?, ?, ?, ?, ?)", rows
+                "INSERT INTO relates(src, dst, predicate, weight, fact_id, at) VALUES (?, ?, ?, ?, ?, ?)",
+                rows,
             )
             self.db.execute("DELETE FROM neighbour")
             self.db.execute(_NEIGHBOURS_OF.format(where="1"))
@@ -296,16 +304,16 @@ class GraphIndex:
         """Kùzu's MATCH ... CREATE makes nothing when an end is missing: nor does this."""
         with self.lock:
             self.db.execute(
-                "INSERT INTO link(type, src, dst, props) SELECT ?, ?, ?, ? "
+                "INSERT INTO link(type, src, dst, at, props) SELECT ?, ?, ?, ?, ? "
                 "WHERE EXISTS (SELECT 1 FROM fact WHERE id = ?) AND EXISTS (SELECT 1 FROM fact WHERE id = ?)",
-                (edge_type, src, dst, dump_props(props), src, dst),
+                (edge_type, src, dst, *split_props(props), src, dst),
             )
 
     def reweigh(self, src: str, dst: str, relation: str, weight: float) -> None:
         """The RELATES_TO edge of ``relation`` from ``src`` to ``dst`` now weighs ``weight``."""
         with self.lock:
             for seq, text in self.db.execute(
-                "SELECT seq, props FROM link WHERE src = ? AND dst = ?", (src, dst)
+                "SELECT seq, props FROM link WHERE src = ? AND dst = ? AND props IS NOT NULL", (src, dst)
             ).fetchall():
                 props = dict(load_props(text))
                 if props.get("relation") == relation:
@@ -315,18 +323,19 @@ class GraphIndex:
     def link_about(self, fact_id: str, entity_id: str, role: str) -> None:
         with self.lock:
             self.db.execute(
-                "INSERT OR IGNORE INTO about(fact, entity, role, created) SELECT ?, ?, ?, created FROM fact "
+                "INSERT OR IGNORE INTO about(fact, entity, role, created, pos) SELECT ?, ?, ?, created, "
+                "(SELECT COALESCE(MAX(pos), -1) + 1 FROM about WHERE fact = ?) FROM fact "
                 "WHERE id = ? AND EXISTS (SELECT 1 FROM entity WHERE id = ?)",
-                (fact_id, entity_id, role, fact_id, entity_id),
+                (fact_id, entity_id, role, fact_id, fact_id, entity_id),
             )
 
     def link_entities(self, src: str, dst: str, props: Mapping[str, Any]) -> None:
         with self.lock:
             self.db.execute(
-                "INSERT INTO relates(src, dst, props, weight, fact_id) SELECT ?, ?, ?, ?, ? "
+                "INSERT INTO relates(src, dst, predicate, weight, fact_id, at) SELECT ?, ?, ?, ?, ?, ? "
                 "WHERE EXISTS (SELECT 1 FROM entity WHERE id = ?) "
                 "AND EXISTS (SELECT 1 FROM entity WHERE id = ?)",
-                (src, dst, dump_props(props), _weight(props), props.get("fact_id"), src, dst),
+                (*_relates_row(src, dst, props), src, dst),
             )
             if self.db.execute("SELECT changes()").fetchone()[0]:
                 self.db.executemany(
@@ -449,9 +458,9 @@ _PARTS = {
     "claims": "SELECT id, claim FROM {db}.fact WHERE claim IS NOT NULL",
     "sessions": "SELECT id, scope, session FROM {db}.fact WHERE session IS NOT NULL",
     "entities": "SELECT id, name, scope FROM {db}.entity",
-    "fact_edges": "SELECT type, src, dst, props FROM {db}.link",
+    "fact_edges": "SELECT type, src, dst, at, props FROM {db}.link",
     "about": "SELECT fact, entity, role FROM {db}.about",
-    "relates": "SELECT src, dst, props FROM {db}.relates",
+    "relates": "SELECT src, dst, predicate, weight, fact_id, at FROM {db}.relates",
     "neighbours": "SELECT a, b, w FROM {db}.neighbour",
     "tags": "SELECT fact, tag FROM {db}.tag",
 }

@@ -9,7 +9,7 @@ import functools
 import json
 import types
 from collections.abc import Iterable, Mapping
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any, NamedTuple
 
 __all__ = [
@@ -19,9 +19,15 @@ __all__ = [
     "claim_key",
     "dump_props",
     "ids_param",
+    "join_props",
     "load_props",
     "micros",
+    "moment",
+    "relates_props",
+    "split_props",
 ]
+
+_EPOCH = datetime(1970, 1, 1)
 
 
 class EdgeRow(NamedTuple):
@@ -70,3 +76,35 @@ def load_props(text: str) -> Mapping[str, Any]:
             for k, v in json.loads(text).items()
         }
     )
+
+
+def moment(at: int) -> datetime:
+    """``micros`` back to a naive UTC time, as Kùzu returns them."""
+    return _EPOCH + timedelta(microseconds=at)
+
+
+def split_props(props: Mapping[str, Any]) -> tuple[int | None, str | None]:
+    """A fact-to-fact edge's properties as stored: its time (``micros``), and the rest as JSON
+    (None when there is none: a NEXT edge has only its time)."""
+    at = props.get("created_at")
+    rest = {k: v for k, v in props.items() if k != "created_at"}
+    return (micros(at) if isinstance(at, datetime) else None), (dump_props(rest) if rest else None)
+
+
+def join_props(at: int | None, rest: str | None) -> Mapping[str, Any]:
+    """``split_props`` undone, the time first (as the graph's reads list it)."""
+    props: dict[str, Any] = {} if at is None else {"created_at": moment(at)}
+    if rest is not None:
+        props.update(load_props(rest))
+    return props
+
+
+def relates_props(
+    predicate: str | None, weight: float | None, fact_id: str | None, at: int | None
+) -> dict[str, Any]:
+    """A RELATES edge's properties from its stored columns, in the graph's order, nulls left out."""
+    values = (("predicate", predicate), ("weight", weight), ("fact_id", fact_id))
+    props: dict[str, Any] = {k: v for k, v in values if v is not None}
+    if at is not None:
+        props["created_at"] = moment(at)
+    return props

@@ -19,7 +19,7 @@ from typing import Any, Final
 from hippograph.domain.errors import InternalError
 from hippograph.domain.models import FACT_EDGES, EdgeType
 from hippograph.store.graph_index import GraphIndex
-from hippograph.store.graph_values import EdgeRow, ids_param, load_props
+from hippograph.store.graph_values import EdgeRow, ids_param, join_props, relates_props
 
 EVERYWHERE: Final = None  # ``KuzuGraphStore.view(EVERYWHERE)``: every scope (the owner's upkeep)
 
@@ -87,7 +87,7 @@ class IndexView:
             seen, params = self._in_scope("a", "b")
             joins = "" if not params else "JOIN fact a ON a.id = l.src JOIN fact b ON b.id = l.dst "
             pick = (
-                f"SELECT l.seq, l.type, l.src, l.dst, l.props FROM link l {joins}"
+                f"SELECT l.seq, l.type, l.src, l.dst, l.at, l.props FROM link l {joins}"
                 f"WHERE l.type {_IN} AND {seen} AND l.{{end}} {_IN}"
             )
             rows = self._rows(
@@ -98,13 +98,14 @@ class IndexView:
         # Each fact's edges out, then in, in the order they were made (as the mirror listed them).
         out: dict[str, list[int]] = {}
         into: dict[str, list[int]] = {}
-        for seq, _, src, dst, _ in rows:
+        for seq, _, src, dst, _, _ in rows:
             out.setdefault(src, []).append(seq)
             into.setdefault(dst, []).append(seq)
         order = dict.fromkeys(seq for fid in fact_ids for seq in (*out.get(fid, ()), *into.get(fid, ())))
         edges = {r[0]: r for r in rows}
         return [
-            EdgeRow(edges[seq][1], edges[seq][2], edges[seq][3], load_props(edges[seq][4])) for seq in order
+            EdgeRow(edges[seq][1], edges[seq][2], edges[seq][3], join_props(edges[seq][4], edges[seq][5]))
+            for seq in order
         ]
 
     def _about(self, fact_ids: Iterable[str]) -> list[tuple[str, str, str]]:
@@ -114,7 +115,7 @@ class IndexView:
             joins = "" if not params else "JOIN fact f ON f.id = a.fact JOIN entity e ON e.id = a.entity "
             return self._rows(
                 f"SELECT a.fact, a.entity, a.role FROM about a {joins}"
-                f"WHERE a.fact {_IN} AND {seen} ORDER BY a.seq",
+                f"WHERE a.fact {_IN} AND {seen} ORDER BY a.fact, a.pos",
                 ids_param(set(fact_ids)),
                 *params,
             )
@@ -164,28 +165,28 @@ class IndexView:
             cursor.close()
         return list(found)
 
-    def _relates(self, entity_ids: Sequence[str]) -> list[tuple[int, str, str, str, float]]:
-        """The seen RELATES edges touching ``entity_ids``, in the order made."""
+    def entity_relations(self, entity_ids: Sequence[str]) -> list[EdgeRow]:
+        """The seen RELATES edges touching ``entity_ids``: each entity's in the order made."""
         ids = ids_param(set(entity_ids))
         with self._x.lock:
             seen, params = self._in_scope("a", "b")
+            joins = "" if not params else "JOIN entity a ON a.id = r.src JOIN entity b ON b.id = r.dst "
             pick = (
-                "SELECT r.seq, r.src, r.dst, r.props, r.weight FROM relates r JOIN entity a ON a.id = r.src "
-                f"JOIN entity b ON b.id = r.dst WHERE {seen} AND r.{{end}} {_IN}"
+                f"SELECT r.seq, r.src, r.dst, r.predicate, r.weight, r.fact_id, r.at FROM relates r {joins}"
+                f"WHERE {seen} AND r.{{end}} {_IN}"
             )
-            return self._rows(
+            rows = self._rows(
                 f"{pick.format(end='src')} UNION {pick.format(end='dst')} ORDER BY 1",
                 *params,
                 ids,
                 *params,
                 ids,
             )
-
-    def entity_relations(self, entity_ids: Sequence[str]) -> list[EdgeRow]:
-        rows = self._relates(entity_ids)
         order = dict.fromkeys(r[0] for eid in entity_ids for r in rows if eid in (r[1], r[2]))
         edges = {r[0]: r for r in rows}
-        return [EdgeRow(EdgeType.RELATES, edges[s][1], edges[s][2], load_props(edges[s][3])) for s in order]
+        return [
+            EdgeRow(EdgeType.RELATES, edges[s][1], edges[s][2], relates_props(*edges[s][3:])) for s in order
+        ]
 
     def related_entities(self, entity_ids: Sequence[str], *, limit: int) -> list[tuple[str, str, float]]:
         """(entity, related entity, strongest RELATES weight): the ``limit`` strongest per entity."""
@@ -236,7 +237,8 @@ class IndexView:
             seen, params = self._in_scope("f", "e")
             rows = self._rows(
                 "SELECT a.fact, e.name FROM about a JOIN fact f ON f.id = a.fact "
-                f"JOIN entity e ON e.id = a.entity WHERE a.fact {_IN} AND {seen} ORDER BY a.seq",
+                f"JOIN entity e ON e.id = a.entity WHERE a.fact {_IN} AND {seen} "
+                "ORDER BY a.fact, a.pos",
                 ids_param(set(fact_ids)),
                 *params,
             )
