@@ -268,3 +268,30 @@ def test_the_index_is_kept_across_a_clean_close_and_built_again_when_it_may_be_s
         assert graph.fact_count() == 80 and graph.check_mirror(repair=False) == []
     finally:
         graph.close()
+
+
+def test_a_commit_the_index_missed_makes_the_next_open_build_it_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "graph.kuzu"
+    _small_graph(path, 0, 10)
+    graph = KuzuGraphStore(path, max_db_size=1 << 32, buffer_pool_bytes=64 << 20)
+    try:
+
+        def disk_full(*args: object) -> None:
+            raise OSError("No space left on device")
+
+        monkeypatch.setattr(graph.read, "add_fact", disk_full)
+        with pytest.raises(OSError, match="No space"):
+            graph.insert_facts([make_fact("written while the disk was full", id="f_late")])
+        monkeypatch.undo()
+        assert graph.read.stale  # the graph has the fact, the index does not
+    finally:
+        graph.close()
+
+    graph = KuzuGraphStore(path, max_db_size=1 << 32, buffer_pool_bytes=64 << 20)
+    try:
+        assert graph.fact_count() == 11 and not graph.read.stale
+        assert graph.check_mirror(repair=False) == []
+    finally:
+        graph.close()

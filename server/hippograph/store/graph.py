@@ -19,7 +19,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from hippograph.domain.errors import InternalError
+from hippograph.domain.errors import InternalError, StoreError
 from hippograph.domain.models import ACTIVE_STATUSES, EDGE_PROPS, FACT_EDGES, EdgeType, Entity, Fact
 from hippograph.store import engine_upgrade, migrations
 from hippograph.store.census import GraphCensus
@@ -122,11 +122,14 @@ class KuzuGraphStore:
         """Close the graph and its index, the index marked as matching the graph (see graph_index)."""
         token = uuid.uuid4().hex
         try:
+            if self._read.stale:
+                raise StoreError("a commit's changes did not reach the graph index")
             self._read.set_token(token)
             self._read.close()
             self.set_meta(_INDEX_TOKEN, token)
         except Exception:  # the next open builds the index again
             log.exception("could not mark the graph index as current; the next open rebuilds it")
+            self._read.close()
         self._session.close()
 
     def transaction(self) -> AbstractContextManager[None]:

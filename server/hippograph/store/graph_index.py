@@ -126,6 +126,7 @@ class GraphIndex:
             self.db.execute(f"PRAGMA {pragma}")
         self.db.executescript(_SCHEMA + _INDEXES)
         self._count = 0
+        self.stale = False  # a commit's changes failed to reach it (see publish)
         # Every scope a fact or entity was written in (a superset once entities are deleted):
         # a view that sees all of them need not filter by scope.
         self._scopes: set[str] = set()
@@ -178,6 +179,7 @@ class GraphIndex:
         self._recount()
 
     def close(self) -> None:
+        """Close the file (again: nothing)."""
         with self.lock:
             self.db.close()
 
@@ -266,10 +268,16 @@ class GraphIndex:
     # ------------------------------------------------------------ writes (after commit)
 
     def publish(self, changes: Sequence[Callable[[], None]]) -> None:
-        """Apply the changes of one commit (calls of the writes below) together."""
-        with self._batch():
-            for change in changes:
-                change()
+        """Apply the changes of one commit (calls of the writes below) together. If they fail
+        (a full disk), the graph has them and the index does not: it is ``stale`` from then on,
+        so the next open builds it again (``doctor`` repairs it sooner)."""
+        try:
+            with self._batch():
+                for change in changes:
+                    change()
+        except BaseException:
+            self.stale = True
+            raise
 
     def add_fact(
         self,
@@ -444,6 +452,7 @@ class GraphIndex:
                 self.db.execute("DETACH DATABASE stored")
         if problems and repair:
             self._recount()
+            self.stale = False
         return problems
 
     def snapshot(self) -> dict[str, set[Any]]:
