@@ -175,6 +175,11 @@ class GraphIndex:
                 for table in _TABLES:
                     self.db.execute(f"DELETE FROM {table}")
             fill(self)
+            with self._batch():
+                self.db.execute(
+                    "UPDATE about SET created = (SELECT f.created FROM fact f WHERE f.id = about.fact)"
+                )
+                self.db.execute(_NEIGHBOURS_OF.format(where="1"))
             self.db.executescript(_INDEXES)
         self._recount()
 
@@ -211,7 +216,6 @@ class GraphIndex:
         )
         with self._batch():
             self.db.executemany("INSERT OR REPLACE INTO fact VALUES (?, ?, ?, ?, ?, ?)", rows)
-        self._recount()
 
     def load_entities(self, ids: Sequence[str], names: Sequence[str], scopes: Sequence[str]) -> None:
         rows = ((i, n, n.casefold(), s) for i, n, s in zip(ids, names, scopes, strict=True))
@@ -231,20 +235,13 @@ class GraphIndex:
         entity_ids: Sequence[str],
         fact_ids: Sequence[str],
         roles: Sequence[str],
-        created: Mapping[str, datetime],
+        positions: Sequence[int],
     ) -> None:
-        """``created``: each fact's creation time (an entity's facts are kept newest first)."""
-        made: dict[str, int] = {}  # a fact's edges keep the order they are given in (``pos``)
-
-        def rows() -> Iterator[tuple[str, str, str, int, int]]:
-            for e, f, r in zip(entity_ids, fact_ids, roles, strict=True):
-                if f in created:
-                    made[f] = made.get(f, -1) + 1
-                    yield f, e, r, micros(created[f]), made[f]
-
+        """``positions``: the order each fact's edges were made in (``build`` adds their facts' times)."""
+        rows = zip(fact_ids, entity_ids, roles, positions, strict=True)
         with self._batch():
             self.db.executemany(
-                "INSERT OR IGNORE INTO about(fact, entity, role, created, pos) VALUES (?, ?, ?, ?, ?)", rows()
+                "INSERT OR IGNORE INTO about(fact, entity, role, created, pos) VALUES (?, ?, ?, 0, ?)", rows
             )
 
     def load_relates(
@@ -256,8 +253,6 @@ class GraphIndex:
                 "INSERT INTO relates(src, dst, predicate, weight, fact_id, at) VALUES (?, ?, ?, ?, ?, ?)",
                 rows,
             )
-            self.db.execute("DELETE FROM neighbour")
-            self.db.execute(_NEIGHBOURS_OF.format(where="1"))
 
     def load_tags(self, fact_ids: Sequence[str], tags: Sequence[str]) -> None:
         with self._batch():

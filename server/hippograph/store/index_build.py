@@ -7,6 +7,9 @@ file does not match the graph (a first open, a crash, a restore); ``doctor`` doe
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from typing import Any
+
 from hippograph.domain.models import EDGE_PROPS, FACT_EDGES
 from hippograph.store.graph_index import GraphIndex
 from hippograph.store.graph_values import claim_key
@@ -16,34 +19,55 @@ from hippograph.store.rows import props_by_row
 RELATES_PROPS = ("predicate", "weight", "fact_id", "created_at")
 
 
+# Rows per whole-table read: a read's result is built in the graph's page cache, and the NEXT
+# edges of 1M facts in one read filled the default 128 MiB (the mirror before the index failed so).
+SLICE_ROWS = 50_000
+
+
 def build_index(session: KuzuSession, index: GraphIndex) -> None:
     """Build ``index`` afresh from whole-table reads of the graph in ``session``."""
     index.build(lambda empty: _fill(session, empty))
 
 
+def _slices(session: KuzuSession, match: str, returns: str) -> Iterator[dict[str, list[Any]]]:
+    """The rows of ``match`` (which binds ``x``) as columns, in slices of x's offsets."""
+    (last,) = session.columns(f"{match} RETURN max(offset(id(x))) AS last")["last"]
+    for start in range(0, -1 if last is None else int(last) + 1, SLICE_ROWS):
+        where = f"offset(id(x)) >= {start} AND offset(id(x)) < {start + SLICE_ROWS}"
+        yield session.columns(f"{match} WHERE {where} RETURN {returns}")
+
+
 def _fill(session: KuzuSession, index: GraphIndex) -> None:
-    columns = session.columns
-    facts = columns(
-        "MATCH (f:Fact) RETURN f.id AS id, f.status AS status, f.created_at AS t, "
-        "f.subject AS subject, f.predicate AS predicate, f.scope AS scope, f.session_id AS session"
-    )
-    claims = list(map(claim_key, facts["subject"], facts["predicate"], facts["scope"]))
-    index.load_facts(facts["id"], facts["scope"], facts["status"], facts["t"], claims, facts["session"])
-    entities = columns("MATCH (e:Entity) RETURN e.id AS id, e.name AS name, e.scope AS scope")
-    index.load_entities(entities["id"], entities["name"], entities["scope"])
+    for facts in _slices(
+        session,
+        "MATCH (x:Fact)",
+        "x.id AS id, x.status AS status, x.created_at AS t, x.subject AS subject, "
+        "x.predicate AS predicate, x.scope AS scope, x.session_id AS session",
+    ):
+        claims = list(map(claim_key, facts["subject"], facts["predicate"], facts["scope"]))
+        index.load_facts(facts["id"], facts["scope"], facts["status"], facts["t"], claims, facts["session"])
+    for entities in _slices(session, "MATCH (x:Entity)", "x.id AS id, x.name AS name, x.scope AS scope"):
+        index.load_entities(entities["id"], entities["name"], entities["scope"])
     for edge_type in FACT_EDGES:
         fields = ("created_at", *EDGE_PROPS[edge_type])
-        props = "".join(f", r.{n} AS {n}" for n in fields)
-        cols = columns(f"MATCH (a:Fact)-[r:{edge_type}]->(b:Fact) RETURN a.id AS src, b.id AS dst{props}")
-        index.load_fact_edges(edge_type, cols["src"], cols["dst"], props_by_row(cols, fields))
-    about = columns("MATCH (f:Fact)-[r:ABOUT]->(e:Entity) RETURN e.id AS e, f.id AS f, r.role AS role")
-    index.load_about(about["e"], about["f"], about["role"], dict(zip(facts["id"], facts["t"], strict=True)))
-    rel = columns(
-        "MATCH (a:Entity)-[r:RELATES]->(b:Entity) RETURN a.id AS src, b.id AS dst, "
-        "r.predicate AS predicate, r.weight AS weight, r.fact_id AS fact_id, r.created_at AS created_at"
-    )
-    index.load_relates(rel["src"], rel["dst"], props_by_row(rel, RELATES_PROPS))
-    tags = columns(
-        "MATCH (f:Fact)-[:HAS_TAG]->(t:Tag) RETURN f.id AS f, t.name AS tag ORDER BY f.created_at, f.id"
-    )
-    index.load_tags(tags["f"], tags["tag"])
+        props = "".join(f", x.{n} AS {n}" for n in fields)
+        for cols in _slices(
+            session, f"MATCH (a:Fact)-[x:{edge_type}]->(b:Fact)", f"a.id AS src, b.id AS dst{props}"
+        ):
+            index.load_fact_edges(edge_type, cols["src"], cols["dst"], props_by_row(cols, fields))
+    # An edge's offset follows the order edges were made in: a fact's ABOUT edges keep it.
+    for about in _slices(
+        session,
+        "MATCH (f:Fact)-[x:ABOUT]->(e:Entity)",
+        "e.id AS e, f.id AS f, x.role AS role, offset(id(x)) AS pos",
+    ):
+        index.load_about(about["e"], about["f"], about["role"], about["pos"])
+    for rel in _slices(
+        session,
+        "MATCH (a:Entity)-[x:RELATES]->(b:Entity)",
+        "a.id AS src, b.id AS dst, x.predicate AS predicate, x.weight AS weight, x.fact_id AS fact_id, "
+        "x.created_at AS created_at",
+    ):
+        index.load_relates(rel["src"], rel["dst"], props_by_row(rel, RELATES_PROPS))
+    for tags in _slices(session, "MATCH (f:Fact)-[x:HAS_TAG]->(t:Tag)", "f.id AS f, t.name AS tag"):
+        index.load_tags(tags["f"], tags["tag"])
