@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import shutil
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -259,6 +260,18 @@ def test_the_index_is_kept_across_a_clean_close_and_built_again_when_it_may_be_s
         assert graph.fact_count() == 80
         assert len(graph.view(EVERYWHERE).facts_about("e_1", limit=100, statuses=["staged"])) == 16
         assert graph.check_mirror(repair=False) == []
+    finally:
+        graph.close()
+
+    index.unlink()  # a file of an older layout is made afresh and built
+    old = sqlite3.connect(index)
+    old.execute("CREATE TABLE link(seq INTEGER PRIMARY KEY, type TEXT, src TEXT, dst TEXT, props TEXT)")
+    old.commit()
+    old.close()
+    graph = KuzuGraphStore(path, max_db_size=1 << 32, buffer_pool_bytes=64 << 20)
+    try:
+        assert graph.fact_count() == 80 and graph.check_mirror(repair=False) == []
+        assert graph.view(EVERYWHERE).fact_edges(["f_000001"]) == []
     finally:
         graph.close()
 

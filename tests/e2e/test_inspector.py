@@ -61,11 +61,21 @@ def _env(inspector: Path, data_dir: Path, models_dir: Path) -> dict[str, str]:
     return env
 
 
+def _passed(env: dict[str, str]) -> list[str]:
+    """The server's settings as the Inspector's -e pairs: it hands the server only a default
+    environment and these, and without them the server would open the default data dir (the
+    user's own memory)."""
+    return [
+        arg for key, value in env.items() if key.startswith("HIPPOGRAPH_") for arg in ("-e", f"{key}={value}")
+    ]
+
+
 def _inspect(inspector: Path, data_dir: Path, models_dir: Path, *args: str) -> dict:  # type: ignore[type-arg]
     hippograph = str(Path(sys.executable).parent / "hippograph")
+    env = _env(inspector, data_dir, models_dir)
     result = subprocess.run(
-        [str(inspector), "--cli", hippograph, "serve", *args],
-        env=_env(inspector, data_dir, models_dir),
+        [str(inspector), "--cli", *_passed(env), hippograph, "serve", *args],
+        env=env,
         capture_output=True,
         text=True,
         timeout=300,
@@ -127,9 +137,10 @@ def test_the_tool_schemas_pass_the_inspectors_strict_portability_check(
     inspector: Path, tmp_path: Path, models_dir: Path
 ) -> None:
     hippograph = str(Path(sys.executable).parent / "hippograph")
+    env = _env(inspector, tmp_path / "data", models_dir)
     result = subprocess.run(
-        [str(inspector), "--cli", hippograph, "serve", "--method", "tools/list", "--strict"],
-        env=_env(inspector, tmp_path / "data", models_dir),
+        [str(inspector), "--cli", *_passed(env), hippograph, "serve", "--method", "tools/list", "--strict"],
+        env=env,
         capture_output=True,
         text=True,
         timeout=300,

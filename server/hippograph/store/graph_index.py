@@ -49,6 +49,8 @@ log = logging.getLogger(__name__)
 # SQLite's page cache for the index, in KiB (its own bound: the file may be any size).
 _CACHE_KIB = 8192
 _TOKEN = "clean_close_token"
+# The file's layout (PRAGMA user_version): a file of another layout is made afresh, and built.
+_FORMAT = 2
 _ACTIVE = tuple(ACTIVE_STATUSES)
 
 _SCHEMA = """
@@ -124,7 +126,12 @@ class GraphIndex:
             f"cache_size=-{_CACHE_KIB}",
         ):
             self.db.execute(f"PRAGMA {pragma}")
+        (version,) = self.db.execute("PRAGMA user_version").fetchone()
+        if version != _FORMAT and self.db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]:
+            self.db.close()
+            raise sqlite3.DatabaseError(f"its format is {version}, not {_FORMAT}")
         self.db.executescript(_SCHEMA + _INDEXES)
+        self.db.execute(f"PRAGMA user_version = {_FORMAT}")
         self._count = 0
         self.stale = False  # a commit's changes failed to reach it (see publish)
         # Every scope a fact or entity was written in (a superset once entities are deleted):
@@ -134,8 +141,8 @@ class GraphIndex:
 
     @classmethod
     def beside(cls, graph_file: Path) -> GraphIndex:
-        """The index file beside ``graph_file``, made afresh if it is unreadable (it is derived:
-        nothing is lost; the graph's open then builds it)."""
+        """The index file beside ``graph_file``, made afresh if it is unreadable or of another
+        layout (it is derived: nothing is lost; the graph's open then builds it)."""
         path = graph_file.with_name(graph_file.name + ".index")
         try:
             index = cls(path)

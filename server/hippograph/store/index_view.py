@@ -66,6 +66,23 @@ class IndexView:
             )
         return {node for node, scope in rows if scope in self._scopes}
 
+    def _edges_touching(
+        self, table: str, ends: str, columns: str, ids: Iterable[str], where: str = "1", *where_params: str
+    ) -> list[Any]:
+        """(seq, ``columns``) of the edges of ``table`` with either end among ``ids`` and both
+        ends (rows of ``ends``) seen, in the order they were made."""
+        param = ids_param(set(ids))
+        with self._x.lock:
+            seen, params = self._in_scope("a", "b")
+            joins = "" if not params else f"JOIN {ends} a ON a.id = e.src JOIN {ends} b ON b.id = e.dst "
+            pick = (
+                f"SELECT e.seq, {columns} FROM {table} e {joins}WHERE {where} AND {seen} AND e.{{end}} {_IN}"
+            )
+            args = (*where_params, *params, param)
+            return self._rows(
+                f"{pick.format(end='src')} UNION {pick.format(end='dst')} ORDER BY 1", *args, *args
+            )
+
     def sees(self, node_id: str) -> bool:
         """The scope rule, the one place it is decided: a fact or entity is seen if its scope is."""
         return node_id in self._seen([node_id])
@@ -82,19 +99,10 @@ class IndexView:
         unknown = set(edge_types) - set(FACT_EDGES)
         if unknown:
             raise InternalError(f"unknown fact edges {sorted(unknown)}")
-        ids, types = ids_param(set(fact_ids)), ids_param(sorted(set(edge_types)))
-        with self._x.lock:
-            seen, params = self._in_scope("a", "b")
-            joins = "" if not params else "JOIN fact a ON a.id = l.src JOIN fact b ON b.id = l.dst "
-            pick = (
-                f"SELECT l.seq, l.type, l.src, l.dst, l.at, l.props FROM link l {joins}"
-                f"WHERE l.type {_IN} AND {seen} AND l.{{end}} {_IN}"
-            )
-            rows = self._rows(
-                f"{pick.format(end='src')} UNION {pick.format(end='dst')} ORDER BY 1",
-                *(types, *params, ids),
-                *(types, *params, ids),
-            )
+        types = ids_param(sorted(set(edge_types)))
+        rows = self._edges_touching(
+            "link", "fact", "e.type, e.src, e.dst, e.at, e.props", fact_ids, f"e.type {_IN}", types
+        )
         # Each fact's edges out, then in, in the order they were made (as the mirror listed them).
         out: dict[str, list[int]] = {}
         into: dict[str, list[int]] = {}
@@ -167,21 +175,9 @@ class IndexView:
 
     def entity_relations(self, entity_ids: Sequence[str]) -> list[EdgeRow]:
         """The seen RELATES edges touching ``entity_ids``: each entity's in the order made."""
-        ids = ids_param(set(entity_ids))
-        with self._x.lock:
-            seen, params = self._in_scope("a", "b")
-            joins = "" if not params else "JOIN entity a ON a.id = r.src JOIN entity b ON b.id = r.dst "
-            pick = (
-                f"SELECT r.seq, r.src, r.dst, r.predicate, r.weight, r.fact_id, r.at FROM relates r {joins}"
-                f"WHERE {seen} AND r.{{end}} {_IN}"
-            )
-            rows = self._rows(
-                f"{pick.format(end='src')} UNION {pick.format(end='dst')} ORDER BY 1",
-                *params,
-                ids,
-                *params,
-                ids,
-            )
+        rows = self._edges_touching(
+            "relates", "entity", "e.src, e.dst, e.predicate, e.weight, e.fact_id, e.at", entity_ids
+        )
         order = dict.fromkeys(r[0] for eid in entity_ids for r in rows if eid in (r[1], r[2]))
         edges = {r[0]: r for r in rows}
         return [
