@@ -145,7 +145,6 @@ class Memory(MemoryAPI):
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
         self._closed = False
-        self._names_after_call = False  # see start_background
         self._requests = _RequestLocks()
         self._repairing = threading.Lock()
 
@@ -243,10 +242,6 @@ class Memory(MemoryAPI):
         except IndexDamaged:
             self._repair_index_soon()
             raise
-        finally:
-            if self._names_after_call:
-                self._names_after_call = False
-                self.stores.names.start()
 
     def _repair_index_soon(self) -> None:
         """Rebuild damaged vector tables in the background (once at a time); calls meanwhile fail
@@ -323,12 +318,8 @@ class Memory(MemoryAPI):
 
     def start_background(self) -> None:
         """Run maintenance, and tune the indexes, on intervals (for long-lived servers); load the
-        NER model once the first call is answered (a write that comes first loads it itself).
-
-        Not at once: loading spaCy is ~1 s of CPU under the GIL, which a server's first search
-        (LanceDB, the embedding model and the MCP layer still loading) waited on for nothing.
-        """
-        self._names_after_call = True
+        NER model now, so the first write need not wait for it."""
+        self.stores.names.start()
         if self.settings.maintenance_interval_s > 0:
             self._spawn("hippograph-maintenance", self.settings.maintenance_interval_s, self.maintain)
         self._spawn("hippograph-index", 60.0, self.tune_indexes, first_run=True)
