@@ -5,24 +5,11 @@ few seconds on a busy machine) is caught like one that lands later, instead of e
 traceback of whichever import it interrupted.
 """
 
-import _thread
 import os
 import sys
-from typing import Any
-
-
-def _redeliver_interrupt(unraisable: Any, default: Any = sys.unraisablehook) -> None:
-    """A Ctrl-C that lands in a callback whose exceptions CPython ignores (an import lock's
-    weakref callback, while the server's modules load) would be printed as a traceback and lost:
-    deliver it to the main thread again instead, where it stops the start-up."""
-    if isinstance(unraisable.exc_value, KeyboardInterrupt):
-        _thread.interrupt_main()
-        return
-    default(unraisable)
 
 
 def main() -> int:
-    sys.unraisablehook = _redeliver_interrupt
     try:
         from hippograph.cli import main as run
 
