@@ -185,7 +185,7 @@ def test_mirror_matches_the_stored_graph_after_a_batched_write(memory: Memory) -
 
 def test_related_entities_come_strongest_first_and_follow_new_links() -> None:
     model = GraphIndex(":memory:")
-    model.load_entities(["e_a", "e_b", "e_c"], ["A", "B", "C"], ["global"] * 3)
+    model.load_entities([Entity(id=f"e_{n}", name=n.upper(), type="concept", scope="global") for n in "abc"])
     mirror = IndexView(model, EVERYWHERE)
     model.link_entities("e_a", "e_b", {"weight": 0.5})
     model.link_entities("e_a", "e_c", {"weight": 0.9})
@@ -222,9 +222,14 @@ def test_the_entity_index_follows_every_commit_and_doctor_repairs_drift(memory: 
     assert memory.entities.get(maya.id) == maya  # mention counts included
     assert memory.graph.check_mirror(repair=False) == []
 
-    memory.entities.remove([maya.id])  # simulate drift
-    assert memory.doctor()["graph_mirror_repaired"] == ["entity index: 1 differ"]
+    with memory.graph.read.lock:  # simulate drift: the index lost Maya, and miscounts another
+        memory.graph.read.db.execute("DELETE FROM entity WHERE id = ?", (maya.id,))
+        memory.graph.read.db.execute("UPDATE entity SET mentions = mentions + 5 WHERE id != ?", (maya.id,))
+    assert memory.entities.resolve("Maya", maya.scope) is None
+    repaired = memory.doctor()["graph_mirror_repaired"]
+    assert repaired == [f"graph index entities: {len(stored) - 1} extra, {len(stored)} missing"]
     assert memory.entities.resolve("Maya", maya.scope) == maya
+    assert {e.id: memory.entities.get(e.id) for e in stored.values()} == stored
 
 
 def _small_graph(path: Path, start: int, count: int) -> None:

@@ -134,7 +134,11 @@ def _state(memory: Memory, outs: Sequence[RememberOut]) -> dict[str, Any]:
     return {
         "graph": sorted(_relabel(line, labels) for line in records),
         "indexed": sorted((labels[fid], status) for fid, status in vector_rows.items()),
-        "entities": sorted((e.name, e.mention_count) for e in memory.entities._by_id.values()),
+        "entities": sorted(
+            (e.name, e.mention_count)
+            for e in map(memory.entities.get, [e.id for e in memory.graph.all_entities()])
+            if e is not None
+        ),
         "replies": [_relabel(out.model_dump_json(), labels) for out in outs],
         # Every active fact, by score: equal scores fall back to the (random) ids, so by content.
         "answers": {

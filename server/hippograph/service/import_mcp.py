@@ -33,7 +33,7 @@ from hippograph.service.records import (
 from hippograph.service.stores import Stores
 from hippograph.service.transfer import ImportReport, Progress, write_batches
 from hippograph.service.upkeep import Upkeep
-from hippograph.store.entity_index import EntityIndex
+from hippograph.store.entity_index import HeldEntities
 from hippograph.store.seam import EVERYWHERE, Relation
 
 
@@ -98,7 +98,7 @@ def import_mcp_memory(
         created_ids = {e.id for e in created}
         # Observations often name other entities ("Works at Acme Corp"): link them as mentions,
         # as remember does, including entities this same file introduces.
-        introduced = EntityIndex(created)
+        introduced = HeldEntities(created)
         new_facts: list[Fact] = []
         links: dict[str, list[tuple[str, str]]] = {}  # fact id -> (entity id, role)
         for fact_id, plan in planned.items():

@@ -23,7 +23,7 @@ from hippograph.domain.errors import InternalError, StoreError
 from hippograph.domain.models import ACTIVE_STATUSES, EDGE_PROPS, FACT_EDGES, EdgeType, Entity, Fact
 from hippograph.store import engine_upgrade, migrations
 from hippograph.store.census import GraphCensus
-from hippograph.store.entity_index import EntityIndex
+from hippograph.store.entity_index import EntityIndex, IndexedEntities
 from hippograph.store.fact_cache import FactCache
 from hippograph.store.graph_index import GraphIndex
 from hippograph.store.graph_values import ClaimKey, SessionKey, claim_key
@@ -90,7 +90,7 @@ class KuzuGraphStore:
             build_index(self._session, self._read)
         self._read.set_token("")  # no longer known to match the graph, until a clean close
         self._facts = FactCache(fact_cache_bytes)
-        self._names = EntityIndex(self.all_entities())
+        self._names = IndexedEntities(self._read)
 
     @property
     def names(self) -> EntityIndex:
@@ -149,9 +149,6 @@ class KuzuGraphStore:
             stale = self._facts.drop_stale({fact.id: fact for fact in self.all_facts()}, repair=repair)
             if stale:
                 problems.append(f"fact cache: {stale} stale")
-            entities = self._names.differences(self.all_entities(), repair=repair)
-            if entities:
-                problems.append(f"entity index: {entities} differ")
         return problems
 
     # ------------------------------------------------------------ meta
@@ -349,8 +346,7 @@ class KuzuGraphStore:
 
         def apply() -> None:
             for entity in entities:
-                self._read.add_entity(entity.id, entity.name, entity.scope)
-                self._names.put(entity)
+                self._read.add_entity(entity)
 
         self._session.after_commit(apply)
 
@@ -368,7 +364,7 @@ class KuzuGraphStore:
             ("mention_count", "last_mentioned"),
             "SET e.mention_count = e.mention_count + v_mention_count, e.last_mentioned = v_last_mentioned",
         )
-        self._session.after_commit(lambda: self._names.count_mentions(mentions))
+        self._session.after_commit(lambda: self._read.count_mentions(mentions))
 
     def entities(self, entity_ids: Sequence[str]) -> dict[str, Entity]:
         if not entity_ids:
@@ -456,7 +452,6 @@ class KuzuGraphStore:
             ids = list(entity_ids)
             self._session.run("MATCH (e:Entity) WHERE e.id IN $ids DETACH DELETE e", {"ids": ids})
             self._session.after_commit(lambda: self._read.delete_entities(ids))
-            self._session.after_commit(lambda: self._names.remove(ids))
 
 
 def _erase(

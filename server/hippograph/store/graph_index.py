@@ -27,13 +27,15 @@ import logging
 import re
 import sqlite3
 import threading
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from hippograph.domain.models import ACTIVE_STATUSES
+from hippograph.domain.models import ACTIVE_STATUSES, Entity
+from hippograph.store import entity_table
+from hippograph.store.entity_index import KeyedIds
 from hippograph.store.graph_values import (
     ClaimKey,
     SessionKey,
@@ -50,7 +52,7 @@ log = logging.getLogger(__name__)
 _CACHE_KIB = 8192
 _TOKEN = "clean_close_token"
 # The file's layout (PRAGMA user_version): a file of another layout is made afresh, and built.
-_FORMAT = 2
+_FORMAT = 3
 _ACTIVE = tuple(ACTIVE_STATUSES)
 
 _SCHEMA = """
@@ -58,8 +60,6 @@ CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS fact(
     id TEXT PRIMARY KEY, scope TEXT NOT NULL, status TEXT NOT NULL, created INTEGER NOT NULL,
     claim TEXT, session TEXT) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS entity(id TEXT PRIMARY KEY, name TEXT NOT NULL, folded TEXT NOT NULL,
-    scope TEXT NOT NULL) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS link(seq INTEGER PRIMARY KEY, type TEXT NOT NULL, src TEXT NOT NULL,
     dst TEXT NOT NULL, at INTEGER, props TEXT);
 CREATE TABLE IF NOT EXISTS about(fact TEXT NOT NULL, entity TEXT NOT NULL, role TEXT NOT NULL,
@@ -71,11 +71,11 @@ CREATE TABLE IF NOT EXISTS neighbour(a TEXT NOT NULL, b TEXT NOT NULL, w REAL NO
 CREATE TABLE IF NOT EXISTS tag(seq INTEGER PRIMARY KEY, fact TEXT NOT NULL, tag TEXT NOT NULL,
     UNIQUE(fact, tag));
 """
+_SCHEMA += entity_table.SCHEMA
 # Made after the rows when the index is built from the graph (row by row: ~3x slower).
 _INDEXES = """
 CREATE INDEX IF NOT EXISTS fact_claim ON fact(claim, created, id) WHERE claim IS NOT NULL;
 CREATE INDEX IF NOT EXISTS fact_session ON fact(scope, session, created, id) WHERE session IS NOT NULL;
-CREATE INDEX IF NOT EXISTS entity_folded ON entity(folded);
 CREATE INDEX IF NOT EXISTS link_src ON link(src);
 CREATE INDEX IF NOT EXISTS link_dst ON link(dst);
 CREATE INDEX IF NOT EXISTS about_entity ON about(entity, created);
@@ -85,7 +85,8 @@ CREATE INDEX IF NOT EXISTS relates_fact ON relates(fact_id) WHERE fact_id IS NOT
 CREATE INDEX IF NOT EXISTS neighbour_rank ON neighbour(a, w, b);
 CREATE INDEX IF NOT EXISTS tag_tag ON tag(tag);
 """
-_TABLES = ("fact", "entity", "link", "about", "relates", "neighbour", "tag")
+_INDEXES += entity_table.INDEXES
+_TABLES = ("fact", "link", "about", "relates", "neighbour", "tag", *entity_table.TABLES)
 # neighbour: each entity's related entities and the strongest RELATES weight between them, either
 # way (the walk asks for an entity's strongest few: an index range, not a sort of a hub's edges).
 _NEIGHBOURS_OF = """
@@ -224,11 +225,11 @@ class GraphIndex:
         with self._batch():
             self.db.executemany("INSERT OR REPLACE INTO fact VALUES (?, ?, ?, ?, ?, ?)", rows)
 
-    def load_entities(self, ids: Sequence[str], names: Sequence[str], scopes: Sequence[str]) -> None:
-        rows = ((i, n, n.casefold(), s) for i, n, s in zip(ids, names, scopes, strict=True))
+    def load_entities(self, entities: Sequence[Entity]) -> None:
+        """``entities`` in the order they were made."""
         with self._batch():
-            self.db.executemany("INSERT OR REPLACE INTO entity VALUES (?, ?, ?, ?)", rows)
-            self._scopes.update(scopes)
+            entity_table.insert(self.db, entities)
+            self._scopes.update(e.scope for e in entities)
 
     def load_fact_edges(
         self, edge_type: str, srcs: Sequence[str], dsts: Sequence[str], props: Sequence[Mapping[str, Any]]
@@ -303,12 +304,15 @@ class GraphIndex:
         with self.lock:
             self.db.execute("UPDATE fact SET status = ? WHERE id = ?", (status, fact_id))
 
-    def add_entity(self, entity_id: str, name: str, scope: str) -> None:
+    def add_entity(self, entity: Entity) -> None:
         with self.lock:
-            self.db.execute(
-                "INSERT OR REPLACE INTO entity VALUES (?, ?, ?, ?)", (entity_id, name, name.casefold(), scope)
-            )
-            self._scopes.add(scope)
+            entity_table.insert(self.db, [entity])
+            self._scopes.add(entity.scope)
+
+    def count_mentions(self, mentions: Mapping[str, tuple[int, datetime]]) -> None:
+        """New mentions: entity id -> (how many, when the last one was)."""
+        with self.lock:
+            entity_table.count_mentions(self.db, mentions)
 
     def link_facts(self, edge_type: str, src: str, dst: str, props: Mapping[str, Any]) -> None:
         """Kùzu's MATCH ... CREATE makes nothing when an end is missing: nor does this."""
@@ -375,12 +379,12 @@ class GraphIndex:
                 self.db.execute(f"DELETE FROM neighbour WHERE a {given} OR b {given}", (touched,))
                 self.db.execute(_NEIGHBOURS_OF.format(where=f"src {given} OR dst {given}"), (touched,))
 
-    def delete_entities(self, entity_ids: Iterable[str]) -> None:
+    def delete_entities(self, entity_ids: Collection[str]) -> None:
         ids = ids_param(entity_ids)
         given = "IN (SELECT value FROM json_each(?1))"
         with self.lock:
+            entity_table.delete(self.db, entity_ids)
             for table, where in (
-                ("entity", f"id {given}"),
                 ("about", f"entity {given}"),
                 ("relates", f"src {given} OR dst {given}"),
                 ("neighbour", f"a {given} OR b {given}"),
@@ -416,6 +420,20 @@ class GraphIndex:
         """Every fact id and its status."""
         with self.lock:
             return dict(self.db.execute("SELECT id, status FROM fact").fetchall())
+
+    def entity(self, entity_id: str) -> Entity | None:
+        with self.lock:
+            return entity_table.get(self.db, entity_id)
+
+    def entity_keys(self, keys: Collection[str], scopes: Collection[str]) -> KeyedIds:
+        """(scope, key) -> the first entity made in that scope found by that ``name_key``."""
+        with self.lock:
+            return entity_table.keyed(self.db, keys, scopes)
+
+    def first_named(self, key: str, scopes: Collection[str]) -> set[str]:
+        """The entities of ``scopes`` also found by their first name, ``key``."""
+        with self.lock:
+            return entity_table.first_named(self.db, key, scopes)
 
     def has_about(self, fact_id: str, entity_id: str, role: str) -> bool:
         with self.lock:
@@ -468,7 +486,7 @@ _PARTS = {
     "facts": "SELECT id, scope, status, created FROM {db}.fact",
     "claims": "SELECT id, claim FROM {db}.fact WHERE claim IS NOT NULL",
     "sessions": "SELECT id, scope, session FROM {db}.fact WHERE session IS NOT NULL",
-    "entities": "SELECT id, name, scope FROM {db}.entity",
+    **entity_table.PARTS,
     "fact_edges": "SELECT type, src, dst, at, props FROM {db}.link",
     "about": "SELECT fact, entity, role FROM {db}.about",
     "relates": "SELECT src, dst, predicate, weight, fact_id, at FROM {db}.relates",

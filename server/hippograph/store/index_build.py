@@ -14,7 +14,7 @@ from hippograph.domain.models import EDGE_PROPS, FACT_EDGES
 from hippograph.store.graph_index import GraphIndex
 from hippograph.store.graph_values import claim_key
 from hippograph.store.kuzu_session import KuzuSession
-from hippograph.store.rows import props_by_row
+from hippograph.store.rows import ENTITY_COLUMNS, entity_from_row, props_by_row
 
 RELATES_PROPS = ("predicate", "weight", "fact_id", "created_at")
 
@@ -46,8 +46,12 @@ def _fill(session: KuzuSession, index: GraphIndex) -> None:
     ):
         claims = list(map(claim_key, facts["subject"], facts["predicate"], facts["scope"]))
         index.load_facts(facts["id"], facts["scope"], facts["status"], facts["t"], claims, facts["session"])
-    for entities in _slices(session, "MATCH (x:Entity)", "x.id AS id, x.name AS name, x.scope AS scope"):
-        index.load_entities(entities["id"], entities["name"], entities["scope"])
+    # In the order they were made (offsets): the first made keeps a name several share.
+    columns = (*ENTITY_COLUMNS, "pos")
+    returns = ", ".join(f"x.{c} AS {c}" for c in ENTITY_COLUMNS) + ", offset(id(x)) AS pos"
+    for entities in _slices(session, "MATCH (x:Entity)", returns):
+        rows = sorted(zip(*(entities[c] for c in columns), strict=True), key=lambda row: row[-1])
+        index.load_entities([entity_from_row(dict(zip(columns, row, strict=True))) for row in rows])
     for edge_type in FACT_EDGES:
         fields = ("created_at", *EDGE_PROPS[edge_type])
         props = "".join(f", x.{n} AS {n}" for n in fields)
