@@ -5,7 +5,10 @@ from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
 
+import pytest
+
 from hippograph.domain.models import EdgeType
+from hippograph.service import stores
 from hippograph.service.memory import Memory
 from hippograph.service.shaping import index_text
 from hippograph.store.seam import EVERYWHERE
@@ -39,3 +42,18 @@ def test_overlapping_turns_of_one_session_form_one_chain_indexed_with_their_pred
     for fid in ids:
         previous = facts[before[fid]].content if fid in before else None
         assert indexed[fid] == index_text(facts[fid], previous)
+
+
+def test_a_session_links_to_its_last_turn_after_many_other_sessions_were_written(
+    memory: Memory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(stores, "_HELD", 2)  # the held tails: the latest two sessions'
+    first = memory.remember("Turn 1: we planned the garden", kind="episode", session_id="garden")
+    for other in ("a", "b", "c"):
+        memory.remember(f"Turn 1 of {other}: an unrelated chat", kind="episode", session_id=other)
+    assert len(memory.stores.sessions._tail) == 2  # the garden's tail was let go
+
+    second = memory.remember("Turn 2: we bought tomato seeds", kind="episode", session_id="garden")
+
+    edges = memory.graph.view(EVERYWHERE).fact_edges([second.id], [EdgeType.NEXT])
+    assert [(e.src, e.dst) for e in edges] == [(first.id, second.id)]

@@ -7,6 +7,7 @@ import os
 import shutil
 import stat
 import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -62,18 +63,23 @@ def lifecycle_policy(settings: Settings) -> lc.LifecyclePolicy:
     )
 
 
+# Sessions whose latest turn is held (a turn's text is at most a few KB).
+_HELD = 1024
+
+
 @dataclass
 class SessionTails:
     """Each session's latest fact: the NEXT link and the context of its next turn.
 
     A session is known by (scope, session id): the same id in two scopes is two conversations,
     so a turn never links to, or is indexed with, another scope's turn. Filled from the graph on
-    a session's first write, then kept by the writes that commit. Read and changed under the
-    write lock.
+    a session's first write, then kept by the writes that commit; the ``_HELD`` sessions written
+    last are held (a session is read from the graph again after that many others: memory does
+    not grow with the sessions). Read and changed under the write lock.
     """
 
     graph: GraphStore
-    _tail: dict[SessionKey, Turn | None] = field(default_factory=dict)
+    _tail: OrderedDict[SessionKey, Turn | None] = field(default_factory=OrderedDict)
 
     def before(self, facts: Sequence[Fact]) -> list[Turn | None]:
         """For each fact, the fact before it in its session, if any: stored, or earlier in ``facts``."""
@@ -87,6 +93,7 @@ class SessionTails:
                 # setdefault: a writer that committed to this session meanwhile knows better.
                 self._tail.setdefault(key, (fact.id, fact.content) if fact else None)
         tails = {key: self._tail.get(key) for key in sessions}
+        self._trim()
         before: list[Turn | None] = []
         for fact in facts:
             if fact.session_id is None:
@@ -100,7 +107,14 @@ class SessionTails:
     def committed(self, fact: Fact) -> None:
         """A fact of a session has committed: it is the session's latest."""
         if fact.session_id is not None:
-            self._tail[fact.scope, fact.session_id] = (fact.id, fact.content)
+            key = (fact.scope, fact.session_id)
+            self._tail[key] = (fact.id, fact.content)
+            self._tail.move_to_end(key)
+            self._trim()
+
+    def _trim(self) -> None:
+        while len(self._tail) > _HELD:
+            self._tail.popitem(last=False)
 
     def forget(self, scope: str, session_id: str) -> None:
         """Drop what is known of a session (imported facts may predate it): re-read on next use."""
