@@ -24,6 +24,7 @@ from typing import Any, NamedTuple
 import ladybug
 
 from hippograph.domain.errors import StoreError
+from hippograph.store.graph_values import offset_slices
 from hippograph.store.schema import kuzu_migrations
 
 log = logging.getLogger(__name__)
@@ -141,8 +142,7 @@ def export_slices(conn: ladybug.Connection, out: Path, rows: int) -> dict[str, i
         counts[table.name] = int(count)
         if not count:
             continue
-        for start in range(0, int(last) + 1, rows):
-            where = f"offset(id(x)) >= {start} AND offset(id(x)) < {start + rows}"
+        for start, where in offset_slices(last, rows):
             target = out / f"{table.name}.{start:012d}.parquet"
             conn.execute(f"COPY ({match} WHERE {where} RETURN {', '.join(values)}) TO '{target}'")
     return counts

@@ -89,10 +89,12 @@ _INDEXES += entity_table.INDEXES
 _TABLES = ("fact", "link", "about", "relates", "neighbour", "tag", *entity_table.TABLES)
 # neighbour: each entity's related entities and the strongest RELATES weight between them, either
 # way (the walk asks for an entity's strongest few: an index range, not a sort of a hub's edges).
-_NEIGHBOURS_OF = """
-INSERT OR REPLACE INTO neighbour SELECT a, b, MAX(COALESCE(MIN(MAX(w, 0.0), 1.0), 1.0)) FROM (
-    SELECT src AS a, dst AS b, weight AS w FROM relates WHERE {where}
-    UNION ALL SELECT dst, src, weight FROM relates WHERE {where}) GROUP BY a, b
+# A RELATES edge's weight as the walk uses it: 1 if unset, clamped to 0..1.
+_WALK_WEIGHT = "COALESCE(MIN(MAX({w}, 0.0), 1.0), 1.0)"
+_NEIGHBOURS_OF = f"""
+INSERT OR REPLACE INTO neighbour SELECT a, b, MAX({_WALK_WEIGHT.format(w="w")}) FROM (
+    SELECT src AS a, dst AS b, weight AS w FROM relates WHERE {{where}}
+    UNION ALL SELECT dst, src, weight FROM relates WHERE {{where}}) GROUP BY a, b
 """
 
 
@@ -104,12 +106,6 @@ def _relates_row(src: str, dst: str, props: Mapping[str, Any]) -> tuple[Any, ...
 
 def _claim_text(key: ClaimKey | None) -> str | None:
     return None if key is None else "\x1f".join(key)
-
-
-def _weight(props: Mapping[str, Any]) -> float:
-    """A RELATES edge's weight as the walk uses it: 1 if unset, clamped to 0..1."""
-    weight = props.get("weight")
-    return 1.0 if weight is None else max(0.0, min(1.0, float(weight)))
 
 
 class GraphIndex:
@@ -353,9 +349,9 @@ class GraphIndex:
             )
             if self.db.execute("SELECT changes()").fetchone()[0]:
                 self.db.executemany(
-                    "INSERT INTO neighbour VALUES (?, ?, ?) "
+                    f"INSERT INTO neighbour VALUES (?, ?, {_WALK_WEIGHT.format(w='?')}) "
                     "ON CONFLICT(a, b) DO UPDATE SET w = max(w, excluded.w)",
-                    [(src, dst, _weight(props)), (dst, src, _weight(props))],
+                    [(src, dst, props.get("weight")), (dst, src, props.get("weight"))],
                 )
 
     def tag(self, fact_id: str, tags: Iterable[str]) -> None:

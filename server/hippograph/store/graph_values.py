@@ -8,7 +8,7 @@ import calendar
 import functools
 import json
 import types
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from datetime import datetime, timedelta
 from typing import Any, NamedTuple
 
@@ -108,3 +108,10 @@ def relates_props(
     if at is not None:
         props["created_at"] = moment(at)
     return props
+
+
+def offset_slices(last: int | None, rows: int) -> Iterator[tuple[int, str]]:
+    """A table's rows in slices of at most ``rows`` by offset: each slice's first offset and a
+    WHERE condition on ``x`` that keeps it; ``last`` is the highest offset (None: no rows)."""
+    for start in range(0, -1 if last is None else int(last) + 1, rows):
+        yield start, f"offset(id(x)) >= {start} AND offset(id(x)) < {start + rows}"

@@ -12,7 +12,7 @@ from typing import Any
 
 from hippograph.domain.models import EDGE_PROPS, FACT_EDGES
 from hippograph.store.graph_index import GraphIndex
-from hippograph.store.graph_values import claim_key
+from hippograph.store.graph_values import claim_key, offset_slices
 from hippograph.store.kuzu_session import KuzuSession
 from hippograph.store.rows import ENTITY_COLUMNS, entity_from_row, props_by_row
 
@@ -32,8 +32,7 @@ def build_index(session: KuzuSession, index: GraphIndex) -> None:
 def _slices(session: KuzuSession, match: str, returns: str) -> Iterator[dict[str, list[Any]]]:
     """The rows of ``match`` (which binds ``x``) as columns, in slices of x's offsets."""
     (last,) = session.columns(f"{match} RETURN max(offset(id(x))) AS last")["last"]
-    for start in range(0, -1 if last is None else int(last) + 1, SLICE_ROWS):
-        where = f"offset(id(x)) >= {start} AND offset(id(x)) < {start + SLICE_ROWS}"
+    for _, where in offset_slices(last, SLICE_ROWS):
         yield session.columns(f"{match} WHERE {where} RETURN {returns}")
 
 
