@@ -7,6 +7,7 @@ Every secret here is FAKE: drawn at random in the test.
 
 from __future__ import annotations
 
+import base64
 import random
 import string
 import uuid
@@ -292,3 +293,43 @@ def test_a_signed_token_is_found_whatever_its_signature() -> None:
 def test_a_short_mixed_value_right_after_key_is_is_found_and_a_short_word_and_number_is_not() -> None:
     assert _spans("their API key is 96LfX94Y, keep it quiet") == ["96LfX94Y"]
     assert _spans("the API key is build2024 for now") == []
+
+
+# --- a random token no credential word introduces --------------------------------------------------
+
+BARE_SENTENCES = [
+    "Reverted the cron job to {} and the sync came back.",
+    "Found {} in an old terminal scrollback, no idea whose it is.",
+    "{} was in the screenshot Dana posted.",
+    "left in the notebook from the offsite: {}",
+]
+
+
+@pytest.mark.parametrize("sentence", BARE_SENTENCES)
+def test_a_pasted_random_token_is_found_with_no_credential_word(sentence: str) -> None:
+    draws = [_draw("ABCDEFGHJKLMNPQRSTUVWXYZ", 4, n) + _draw(BASE62, 28, f"tail-{n}") for n in range(DRAWS)]
+    missed = [d for d in draws if not scan(sentence.format(d))]
+    assert len(missed) / DRAWS <= 1 - MIN_ACCEPT_RATE, missed
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "event {} was delivered twice",
+        "the ksuid {} sorts after the migration",
+        "the Firestore document {} was overwritten",
+        "the short link id is {}",
+        "our workflow run {} failed on the lint step",
+        "  tls-client-data: {}",
+    ],
+)
+def test_a_random_id_named_as_what_it_identifies_is_not_a_secret(sentence: str) -> None:
+    flagged = [d for n in range(50) if scan(sentence.format(d := _draw(BASE62, 27, f"id-{n}")))]
+    assert flagged == []
+
+
+def test_base64_of_text_and_long_base64_data_are_not_secrets() -> None:
+    config = base64.b64encode(b'{"workers": 6, "log_level": "debug", "retries": 3}').decode()
+    data = base64.b64encode(random.Random(3).randbytes(96)).decode()
+    assert scan(f"the configmap value decodes fine: {config}") == []
+    assert scan(f"the thumbnail is {data} for now") == []

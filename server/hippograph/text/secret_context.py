@@ -15,13 +15,22 @@ Pure: no I/O, no logging; every repetition is bounded.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import math
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 
 from hippograph.text.secret_rules import entropy
 
-__all__ = ["context_findings", "named", "prefixed_token_findings", "secret_shaped"]
+__all__ = [
+    "bare_token_findings",
+    "context_findings",
+    "looks_random",
+    "named",
+    "prefixed_token_findings",
+    "secret_shaped",
+]
 
 # A credential word: `key`, `API key`, `tokens`, `client secret`, `passphrase`; not a site key.
 _CREDENTIAL_WORD = re.compile(
@@ -166,6 +175,8 @@ def _told_shaped(value: str) -> bool:
         return False
     if value.isdigit():
         return len(value) >= 12
+    if _ANY_HEX.fullmatch(value) and not value.isalpha():
+        return True  # hex letters spell words by chance (`277CcecD8Bab75`)
     if _spelled(value) * 2 >= len(value):
         return False
     if not any(c.isdigit() for c in value):
@@ -247,3 +258,85 @@ def prefixed_token_findings(text: str) -> Iterator[tuple[int, int]]:
         random_hex = len(body) >= 32 and _ANY_HEX.fullmatch(body) is not None and classes >= 2
         if random_hex or (classes >= 2 and entropy(body) >= 4 and secret_shaped(body)):
             yield match.span()
+
+
+_HEXISH = re.compile(r"[0-9a-f-]+|[0-9A-F-]+")  # SHAs, UUIDs: not secrets in prose
+_CASE_RUN = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
+_WORDLIKE = re.compile(r"[A-Z]?[a-z]{2,}|[A-Z]{2,}(?![a-z])")
+_UNPRONOUNCEABLE = re.compile(r"^[^aeiouy]*$|[^aeiouy]{3}", re.IGNORECASE)
+_MIN_ENTROPY = 3.7  # bits/char; random base64 of 20+ characters is above 4 nearly always
+
+
+def looks_random(token: str) -> bool:
+    """A token of 20+ characters drawn at random: both cases and digits, short runs of each."""
+    if token.startswith("_Z"):
+        return False  # a mangled C++ symbol, from a linker error
+    token = token.strip("=-_")
+    if len(token) < 20 or _HEXISH.fullmatch(token):
+        return False
+    # Random tokens of this length mix cases and digits; identifiers, tags and versions
+    # (`snake_case_name`, `camelCaseName`, `cp311-manylinux_2_17_x86_64`) mostly do not.
+    if not all(any(f(c) for c in token) for f in (str.isupper, str.islower, str.isdigit)):
+        return False
+    # Separated ids (`GHSA-f74f-cvh7-c6q6`, `id-tc26-gost-3410-12-512-paramSetA`) are structured.
+    if sum(token.count(c) for c in "-_/") * 6 >= len(token):
+        return False
+    # Random text changes character class every one or two characters; names change it at
+    # word boundaries, and when half of a token spells pronounceable words (`CPyList_GetItemInt64`)
+    # its runs must be shorter still. Of random base64 tokens (20-64 characters) ~3% are missed.
+    runs = _CASE_RUN.findall(token)
+    mean_run = sum(map(len, runs)) / len(runs)
+    wordy = sum(len(w) for w in _WORDLIKE.findall(token) if not _UNPRONOUNCEABLE.search(w)) / len(token)
+    return mean_run < (2.2 if wordy >= 0.5 else 3.0) and entropy(token) >= _MIN_ENTROPY
+
+
+# A pasted key needs no credential word: "Rolling back to LTAI5t... fixed it", "saw AK1x... in a
+# screenshot". Ids are as random, and are named as what they identify ("event 2QZ...", "the
+# Firestore document 8fJ2...", "the short link id is ..."), or are a config key's value
+# (`certificate-authority-data: ...`, judged by the key's name), or encode data.
+_BARE_TOKEN = re.compile(r"(?<![\w+/=.:@-])[A-Za-z0-9][A-Za-z0-9+/_.-]{19,400}={0,2}(?![\w+/=@-])")
+_OBJECT_WORD = (
+    "event|link|object|record|row|entry|item|file|document|doc|page|post|comment|message|thread|"
+    "channel|video|deployment|instance|node|cluster|bucket|blob|asset|attachment|folder|workspace|"
+    "board|base|table|sheet|invoice|payment|transaction|charge|refund|subscription|job|task|run|"
+    "workflow|pipeline|release|tag|branch|container|volume|snapshot|device|key id"
+)
+# An id's or object's name right before the value ("event X", "the file id is X", "ksuid X").
+_NAMED_BEFORE = re.compile(
+    rf"(?i)(?<![\w-])(?:{_ID_WORD.pattern[4:]}|{_OBJECT_WORD}|\w{{0,3}}id)s?(?![\w-])\W{{0,3}}"
+    r"(?:(?:is|was|now|are)\W{1,3})?$"
+)
+# A value of a config key (a YAML key starting its line, or `name=`): the key says what it is.
+_CONFIG_VALUE = re.compile(r"(?m)(?:^[ \t-]*[\w.-]{1,60}[ \t]*:|[\w.-]=)[ \t]*[\"'<]?$")
+
+
+def _encoded_text(token: str) -> bool:
+    """Base64 of text (`eyJsb2dfbGV2ZWwi...`, `LS0tLS1CRUdJTi...`): encoded config, not a key. The
+    first bytes of a random token read as base64 are printable about one time in 10^5."""
+    body = token.rstrip("=")
+    body = body[: len(body) // 4 * 4]
+    try:
+        raw = base64.b64decode(body.replace("-", "+").replace("_", "/"), validate=True)[:24]
+    except (binascii.Error, ValueError):
+        return False
+    return len(raw) >= 12 and sum(32 <= b < 127 or b in (9, 10, 13) for b in raw) >= 0.9 * len(raw)
+
+
+def bare_token_findings(text: str, skip: Callable[[int], bool]) -> Iterator[tuple[int, int]]:
+    """(start, end) of each random token in ``text`` no credential word introduces, not named as
+    an id or an object, not a config key's value, not encoded data; ``skip(start)`` says a
+    position is in public material (a link, a digest, a site key)."""
+    for match in _BARE_TOKEN.finditer(text):
+        token, start = match.group().rstrip("."), match.start()
+        window = text[max(0, start - 80) : start]
+        if skip(start) or _NAMED_BEFORE.search(window) or _CONFIG_VALUE.search(window):
+            continue
+        if _PREFIXED.fullmatch(token) or _encoded_text(token):
+            continue  # a prefix and a separator: prefixed_token_findings judges it
+        if len(token) >= 64 and re.search(r"[+/]", token):
+            continue  # standard base64 this long is encoded data: certificates, images, config
+        if _NOT_A_VALUE.fullmatch(token) or _path(token) or named(token):
+            continue
+        pieces: Sequence[str] = [p for p in re.split(r"[_.-]+", token) if p]
+        if looks_random(token) or looks_random(max(pieces, key=len)):
+            yield start, start + len(token)

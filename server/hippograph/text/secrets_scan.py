@@ -10,7 +10,8 @@ Two families of detectors:
   (vendor prefixes, private key armour, JWTs, ``user:password@`` in URLs, ``password=...``);
 * entropy: any other long token that looks random (both cases and digits, short character
   runs, few pronounceable words, high Shannon entropy), except hex digests, UUIDs, labelled
-  digests, URLs, public keys and certificates.
+  digests, URLs, public keys and certificates: after a credential word, or on its own when
+  nothing names it an id (secret_context.bare_token_findings).
 
 Pure: no I/O, no logging. Token patterns start at a look-behind over their own characters and
 every repetition is bounded, so adversarial text scans in linear time.
@@ -23,9 +24,15 @@ from bisect import bisect_right
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-from hippograph.text.secret_context import context_findings, named, prefixed_token_findings
+from hippograph.text.secret_context import (
+    bare_token_findings,
+    context_findings,
+    looks_random,
+    named,
+    prefixed_token_findings,
+)
 from hippograph.text.secret_formats import CLI_PASSWORD, VENDOR_TOKENS
-from hippograph.text.secret_rules import RULES, entropy
+from hippograph.text.secret_rules import RULES
 from hippograph.text.secret_rules import findings as rule_findings
 
 __all__ = ["SecretFinding", "describe", "redact", "scan"]
@@ -260,7 +267,6 @@ _CREDENTIAL_WORD = re.compile(
     r"(?i:key|token|secret|password|passwd|pwd|passphrase|credential|auth)(?i:s|es)?(?![a-z])[^\n.;]{0,40}$"
 )
 _CANDIDATE = re.compile(r"(?<![\w+/=-])[A-Za-z0-9+/=_-]{20,}")
-_HEXISH = re.compile(r"[0-9a-f-]+|[0-9A-F-]+")  # SHAs, UUIDs: not secrets in prose
 # Labelled digests: sha512-<base64> (subresource integrity), SHA256:<base64> (SSH fingerprints).
 _DIGEST = re.compile(r"(?i:sha\d{0,3}|md5)(?:-|: ?)(?=[A-Za-z0-9+/]{20}|$)")
 # Public material that is random by construction: links, data, SSH public keys, certificates,
@@ -272,50 +278,27 @@ _PUBLIC = re.compile(
     r"|(?:ssh-(?:rsa|dss|ed25519)|ecdsa-sha2-nistp\d{3}) AAAA[A-Za-z0-9+/]{1,4000}=*"
     r"|-----BEGIN (?P<pem>CERTIFICATE|PUBLIC KEY)-----[A-Za-z0-9+/=\s]{0,20000}-----END (?P=pem)-----"
 )
-_RUN = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
-_WORDLIKE = re.compile(r"[A-Z]?[a-z]{2,}|[A-Z]{2,}(?![a-z])")
-_UNPRONOUNCEABLE = re.compile(r"^[^aeiouy]*$|[^aeiouy]{3}", re.IGNORECASE)
-_MIN_ENTROPY = 3.7  # bits/char; random base64 of 20+ characters is above 4 nearly always
-
-
-def _looks_random(token: str) -> bool:
-    if token.startswith("_Z"):
-        return False  # a mangled C++ symbol, from a linker error
-    token = token.strip("=-_")
-    if len(token) < 20 or _HEXISH.fullmatch(token):
-        return False
-    # Random tokens of this length mix cases and digits; identifiers, tags and versions
-    # (`snake_case_name`, `camelCaseName`, `cp311-manylinux_2_17_x86_64`) mostly do not.
-    if not _random_base64(token):
-        return False
-    # Separated ids (`GHSA-f74f-cvh7-c6q6`, `id-tc26-gost-3410-12-512-paramSetA`) are structured.
-    if sum(token.count(c) for c in "-_/") * 6 >= len(token):
-        return False
-    # Random text changes character class every one or two characters; names change it at
-    # word boundaries, and when half of a token spells pronounceable words (`CPyList_GetItemInt64`)
-    # its runs must be shorter still. Of random base64 tokens (20-64 characters) ~3% are missed.
-    runs = _RUN.findall(token)
-    mean_run = sum(map(len, runs)) / len(runs)
-    wordy = sum(len(w) for w in _WORDLIKE.findall(token) if not _UNPRONOUNCEABLE.search(w)) / len(token)
-    return mean_run < (2.2 if wordy >= 0.5 else 3.0) and entropy(token) >= _MIN_ENTROPY
 
 
 def _entropy_findings(text: str) -> Iterable[tuple[int, int]]:
     public = [m.span() for m in _PUBLIC.finditer(text)]
     public_starts = [start for start, _ in public]
+
+    def public_or_digest(start: int) -> bool:
+        inside = bisect_right(public_starts, start) - 1
+        return (inside >= 0 and start < public[inside][1]) or _public_or_digest(text, start)
+
     for match in _CANDIDATE.finditer(text):
         start = match.start()
-        inside = bisect_right(public_starts, start) - 1
-        if inside >= 0 and start < public[inside][1]:
-            continue
-        if _DIGEST.match(match.group()) or _DIGEST.search(text, max(0, start - 8), start):
+        if public_or_digest(start) or _DIGEST.match(match.group()):
             continue
         if not _CREDENTIAL_WORD.search(text, max(0, start - 60), start):
             continue
         # `CC=x86_64-linux-gnu-gcc`, `key=<token>`: judge what follows each name=.
         for piece in re.finditer(r"[^=]+=*", match.group()):
-            if _looks_random(piece.group()):
+            if looks_random(piece.group()):
                 yield start + piece.start(), start + piece.end()
+    yield from bare_token_findings(text, public_or_digest)
 
 
 # --- scan, redact, describe ---------------------------------------------------------------------
