@@ -4,8 +4,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from hippograph.config import Settings
@@ -65,17 +63,3 @@ def test_a_receipt_is_kept_a_day(memory: Memory) -> None:
     assert memory.graph.receipts.get("req-d") is not None
     memory.graph.receipts.drop_before(memory.stores.clock())
     assert memory.graph.receipts.get("req-d") is None
-
-
-def test_receipts_do_not_fill_a_small_buffer_pool(
-    tmp_path: Path, models_dir: Path, embedder: FastEmbedder
-) -> None:
-    # Kùzu 0.11.3 leaked pool pages when a receipt's long reply was SET on it (failed at ~100).
-    settings = Settings(data_dir=tmp_path / "data", models_dir=models_dir, kuzu_buffer_pool_bytes=32 << 20)
-    memory = Memory.open(settings, embedder=embedder)
-    try:
-        for i in range(250):
-            memory.call_once("remember", {"content": f"Otter {i} was seen at the weir"}, f"req-{i}")
-        assert memory.stats()["facts"] == 250
-    finally:
-        memory.close()

@@ -1,8 +1,9 @@
-"""A graph log too big for the engine's page cache, left unreplayed by a process that died (a
-child ``python -c`` here), is replayed with a larger pool, or refused saying which setting opens
-it (issue 22).
+"""Writes by the thousand in the smallest page cache, and a graph log too big for it left
+unreplayed by a process that died (a child ``python -c`` here), which is replayed with a larger
+pool or refused saying which setting opens it (issue 22). Slow (20-30 s each): here, not in the
+fast half.
 
-(Hundreds of writes in the smallest pool, in process: tests/test_graph_cache.py.)
+(Why the pool filled, and a transaction too big for it: tests/test_graph_cache.py.)
 """
 
 from __future__ import annotations
@@ -13,9 +14,15 @@ from pathlib import Path
 
 import pytest
 
+from hippograph.config import Settings
 from hippograph.domain.errors import StoreError
+from hippograph.service.memory import Memory
+from hippograph.store.embed import FastEmbedder
 from hippograph.store.kuzu_session import KuzuSession
 from tests.test_graph_cache import _POOL
+
+_PEOPLE = ["Sarah", "Tomasz", "Priya", "Lee", "Ana", "Omar", "Kenji", "Mia", "Rajesh", "Zoe"]
+_THINGS = ["Terraform", "Kafka", "Postgres", "Redis", "React", "Docker", "Rust", "Falcon"]
 
 _UNCHECKPOINTED = """
 import os, sys, ladybug as kuzu
@@ -60,3 +67,49 @@ def test_a_log_no_pool_doubling_can_replay_is_refused_saying_which_setting_opens
         assert reopened.run("MATCH (h:Hub) RETURN h.n AS n") == [{"n": 1500}]
     finally:
         reopened.close()
+
+
+def test_hundreds_of_single_remembers_about_a_few_hubs_fit_the_smallest_pool(
+    settings: Settings, embedder: FastEmbedder
+) -> None:
+    small = settings.model_copy(update={"kuzu_buffer_pool_bytes": _POOL, "maintenance_interval_s": 0})
+    memory = Memory.open(small, embedder=embedder)
+    n = 300  # a restart after many small commits; the session-level test below reproduces the failure
+    try:
+        for i in range(n):
+            person, thing = _PEOPLE[i % len(_PEOPLE)], _THINGS[(i // len(_PEOPLE)) % len(_THINGS)]
+            memory.remember(f"{person} reviewed {thing} (note {i}, sprint {i % 37}).")
+    finally:
+        memory.close()
+
+    reopened = Memory.open(small, embedder=embedder)
+    try:
+        assert reopened.stats()["facts"] == n
+        hits = reopened.search("What did Tomasz review in note 211?").results
+        assert "note 211," in hits[0].content
+        reopened.remember("Zoe moved the Kafka review to Thursday.")
+        assert reopened.stats()["facts"] == n + 1
+    finally:
+        reopened.close()
+
+
+def test_thousands_of_small_commits_about_hubs_fit_the_smallest_pool(tmp_path: Path) -> None:
+    session = KuzuSession(tmp_path / "graph.kuzu", max_db_size=1 << 32, buffer_pool_bytes=_POOL)
+    try:
+        session.execute("CREATE NODE TABLE Hub(id STRING, n INT64, PRIMARY KEY(id))")
+        session.execute("CREATE NODE TABLE Note(id STRING, body STRING, PRIMARY KEY(id))")
+        session.execute("CREATE REL TABLE ABOUT(FROM Note TO Hub)")
+        for hub in range(20):
+            session.run("CREATE (:Hub {id: $id, n: 0})", {"id": f"h{hub}"})
+        for i in range(3_000):  # without the checkpoint rule: commit #1,747 failed
+            with session.transaction():
+                session.run(
+                    "CREATE (:Note {id: $id, body: $body})", {"id": f"n{i}", "body": f"note {i} " * 10}
+                )
+                session.run(
+                    "MATCH (n:Note {id: $id}), (h:Hub {id: $hub}) CREATE (n)-[:ABOUT]->(h) SET h.n = h.n + 1",
+                    {"id": f"n{i}", "hub": f"h{i % 20}"},
+                )
+        assert session.run("MATCH (h:Hub) RETURN sum(h.n) AS n") == [{"n": 3_000}]
+    finally:
+        session.close()

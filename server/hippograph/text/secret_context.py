@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import functools
 import math
 import re
 from collections.abc import Callable, Iterator, Sequence
@@ -137,6 +138,8 @@ def named(value: str) -> bool:
     return words >= 2 or (len(segments) >= 3 and codes)
 
 
+# Pure, and asked again of the same value when a text repeats itself (`password=password=...`).
+@functools.lru_cache(maxsize=4096)
 def secret_shaped(value: str) -> bool:
     """A value shaped like a generated secret, not like something a person or a program names."""
     if len(value) < 10 or len(value) > 400 or _NOT_A_VALUE.fullmatch(value) or _path(value):
@@ -162,6 +165,7 @@ def secret_shaped(value: str) -> bool:
     return entropy(value) >= min(3.0, math.log2(len(value)) - 0.9)
 
 
+@functools.lru_cache(maxsize=4096)
 def _told_shaped(value: str) -> bool:
     """Right after "key is", or after a service's name ("the Plaid token"), a value needs less to
     be taken for the key: ten characters that are not a word, a name, a link, a version or a date,
