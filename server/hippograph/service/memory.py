@@ -47,6 +47,7 @@ from hippograph.service.writes import Writer
 from hippograph.store.backends import open_graph, open_vectors
 from hippograph.store.embed import Embedder, LazyEmbedder
 from hippograph.store.entity_index import EntityIndex
+from hippograph.store.name_typing import NameTyper
 from hippograph.store.ner import NameFinder, shared_recogniser
 from hippograph.store.seam import GraphStore, VectorStore
 
@@ -108,6 +109,7 @@ class Memory(MemoryAPI):
             clock=clock,
             sessions=SessionTails(graph),
             names=NameFinder(shared_recogniser()),  # loads on first use, or with start_background
+            typer=NameTyper(embedder),
         )
         self.upkeep = Upkeep(self.stores)
         self.reader = Reader(self.stores)

@@ -22,6 +22,7 @@ from hippograph.retrieval.retriever import Retriever
 from hippograph.service.shaping import Clock
 from hippograph.store.embed import Embedder
 from hippograph.store.entity_index import EntityIndex
+from hippograph.store.name_typing import NameTyper
 from hippograph.store.ner import NameFinder
 from hippograph.store.seam import EVERYWHERE, GraphStore, SessionKey, VectorStore
 
@@ -135,6 +136,7 @@ class Stores:
     clock: Clock
     sessions: SessionTails
     names: NameFinder  # names in a new fact's text (people, places, code), typed
+    typer: NameTyper  # a new name's type as the embedding model and the recogniser agree on it
     # Every write takes it: what a write reads to plan it stays true until it commits.
     write_lock: threading.RLock = field(default_factory=threading.RLock)
 

@@ -223,6 +223,9 @@ class Writer:
         vectors = self.stores.embedder.embed(texts)
         # Outside the lock: the recogniser's ~2 ms a fact holds up no other writer.
         names = self.stores.names.find_many([fact.content for fact in facts])
+        names = self.stores.typer.retype(
+            names, lambda i, name: self.stores.entities.resolve(name.text, facts[i].scope) is not None
+        )
         with self.stores.write_lock:
             keys = {key for fact in facts if (key := claim_key(fact.subject, fact.predicate, fact.scope))}
             batch = _Batch(PendingEntities(self.stores.entities), self.stores.graph.active_facts_with(keys))

@@ -1,0 +1,95 @@
+"""Typing a new name by what the embedding model knows of it: person, place, organisation or tool.
+
+The recogniser (``ner.py``, spaCy's small English model) types a name it has not seen by its
+shape and a few words around it, and is wrong about one time in three on ordinary sentences
+("Kafka" a person, "Jira" a place, "Tariq" an organisation, a tool never). The embedding model
+has read about most names: the vector of "Redis" lies near those of other software, "Siobhan"
+near other first names. A name's type here is that of the example names its vector is nearest
+(the mean of its five nearest of each type); the recogniser's type stands where the two agree,
+and where they disagree the nearer type wins only by a clear margin, else the name gets the
+neutral type (``concept``): a type in a reply is right or absent.
+
+The example names are common names of each kind from around the world, written for this module
+(none from the bench's typed sentences). Their vectors are made once, on first use.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from hippograph.store.embed import Embedder
+from hippograph.text.names import UNKNOWN_TYPE, Name
+
+_EXAMPLES = {
+    "person": """James Maria Mohammed Wei Olga Aarav Fatima Carlos Yuki Amara Lukas Sofia Ahmed
+        Elena Kwame Priyanka Hiroshi Ingeborg Mateo Zanele Dmitri Aisha Liam Chiara Jamal Noor
+        Bogdan Thandiwe Rafael Keiko""",
+    "place": """Paris Nairobi Lima Osaka Manchester Bavaria Patagonia Brooklyn Lagos Melbourne
+        Quebec Andalusia Hanoi Tasmania Marseille Casablanca Kyoto Iceland Nebraska Jakarta
+        Valparaiso Dubrovnik Montana Sardinia Chennai Glasgow Cusco Bordeaux Kerala Yosemite""",
+    "organization": """Microsoft Unilever Siemens Oxfam Toyota Barclays Deloitte Nestle UNICEF
+        Spotify Accenture Vodafone Pfizer Airbnb Samsung Ikea Reuters Greenpeace Salesforce
+        Heineken Lufthansa Infosys Shopify Stripe Netflix Adidas Novartis Ericsson Walmart Zurich""",
+    "tool": """Docker Git Excel Photoshop Terraform MySQL Ansible Vim Webpack NumPy Pandas Flutter
+        Swift Golang Nginx Tableau Notion Trello Zoom Chrome Linux Ubuntu MongoDB GraphQL
+        Prometheus Jupyter VSCode Haskell Svelte Kibana""",
+}
+_NEAREST = 5  # example names a type's similarity is averaged over
+# How much nearer the nearest type must be than the next to overrule the recogniser (in cosine;
+# chosen on bench/data/entity_types_dev.jsonl, scored on the held-out set: bench/entity_types.py).
+MARGIN = 0.03
+# Names this judges: the recogniser's and capitalised runs typed as one of these. A speaker is a
+# person; snake_case and file names are code; "Project Apollo" is a project; nationalities,
+# events and languages keep the recogniser's type.
+_JUDGED_HOW = frozenset({"ner", "capitalised"})
+_JUDGED_TYPES = frozenset({"person", "place", "organization", "thing", "work", UNKNOWN_TYPE})
+
+
+class NameTyper:
+    """Types names with the embedding model (thread-safe; examples embedded on first use)."""
+
+    def __init__(self, embedder: Embedder) -> None:
+        self._embedder = embedder
+        self._examples: dict[str, np.ndarray] | None = None
+        self._lock = threading.Lock()
+
+    def _example_vectors(self) -> dict[str, np.ndarray]:
+        with self._lock:
+            if self._examples is None:
+                self._examples = {
+                    kind: _unit(self._embedder.embed(n.split())) for kind, n in _EXAMPLES.items()
+                }
+            return self._examples
+
+    def retype(
+        self, texts_names: Sequence[Sequence[Name]], known: Callable[[int, Name], bool]
+    ) -> list[list[Name]]:
+        """Each text's names with each judged name's type as the model and the recogniser agree
+        on it; a name ``known(text index, name)`` (an entity has it already) is left as it is.
+        One embedding call for all."""
+        judged = [
+            (t, i)
+            for t, names in enumerate(texts_names)
+            for i, n in enumerate(names)
+            if n.how in _JUDGED_HOW and n.type in _JUDGED_TYPES and not known(t, n)
+        ]
+        typed = [list(names) for names in texts_names]
+        if not judged:
+            return typed
+        examples = self._example_vectors()
+        vectors = _unit(self._embedder.embed([texts_names[t][i].text for t, i in judged]))
+        for (t, i), vector in zip(judged, vectors, strict=True):
+            near = {kind: float(np.sort(ex @ vector)[-_NEAREST:].mean()) for kind, ex in examples.items()}
+            (best, first), (_, second) = sorted(near.items(), key=lambda kv: -kv[1])[:2]
+            name = typed[t][i]
+            kind = best if name.type == best or first - second >= MARGIN else UNKNOWN_TYPE
+            typed[t][i] = dataclasses.replace(name, type=kind)
+        return typed
+
+
+def _unit(vectors: np.ndarray) -> np.ndarray:
+    return np.asarray(vectors / np.linalg.norm(vectors, axis=-1, keepdims=True), dtype=np.float32)

@@ -1,0 +1,30 @@
+"""A new name's type is the one the embedding model and the recogniser agree on, or none: the
+recogniser alone took first names for organisations and software for people (issue 24)."""
+
+from __future__ import annotations
+
+from hippograph.service.memory import Memory
+from hippograph.store.ner import NameFinder, shared_recogniser
+from hippograph.text.names import UNKNOWN_TYPE
+
+
+def _typed(memory: Memory, text: str, scope: str) -> dict[str, str]:
+    return {e.name: e.type for e in memory.remember(text, scope=scope).linked_entities}
+
+
+def test_a_first_name_the_recogniser_calls_an_organisation_is_a_person(memory: Memory) -> None:
+    text = "Magdalena fixed the flaky build."
+    assert [(n.text, n.type) for n in NameFinder(shared_recogniser()).find(text)] == [
+        ("Magdalena", "organization")
+    ]
+    assert _typed(memory, text, "project:a") == {"Magdalena": "person"}
+
+
+def test_software_the_recogniser_calls_a_person_gets_no_type_rather_than_a_wrong_one(memory: Memory) -> None:
+    text = "We cache sessions in Memcached."
+    assert [(n.text, n.type) for n in NameFinder(shared_recogniser()).find(text)] == [("Memcached", "person")]
+    assert _typed(memory, text, "project:b") == {"Memcached": UNKNOWN_TYPE}
+
+
+def test_where_both_agree_the_type_stands(memory: Memory) -> None:
+    assert _typed(memory, "The offsite is in Ljubljana.", "project:c") == {"Ljubljana": "place"}
