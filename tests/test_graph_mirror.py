@@ -75,12 +75,19 @@ def test_mirror_matches_the_stored_graph_after_every_kind_of_write(memory: Memor
 def test_mirror_survives_a_reopen_unchanged(memory: Memory) -> None:
     ids = _workload(memory)
     before = memory.graph.read.snapshot()
+    counts = (memory.graph.read.fact_count(), memory.graph.read.scopes_written())
     settings, embedder = memory.settings, memory.embedder
     memory.close()
 
     reopened = Memory.open(settings, embedder=embedder)
     try:
         assert reopened.graph.read.snapshot() == before
+        # The fact count and scopes as the clean close kept them (not scanned), and no longer
+        # kept once the file may go stale.
+        assert (reopened.graph.read.fact_count(), reopened.graph.read.scopes_written()) == counts
+        assert reopened.graph.read.db.execute(
+            "SELECT count(*) FROM meta WHERE key = 'fact_count'"
+        ).fetchone() == (0,)
         assert reopened.search("where does Maya live").results[0].id == ids["porto"]
     finally:
         reopened.close()

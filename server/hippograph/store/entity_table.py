@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import threading
 from collections.abc import Collection, Iterable, Mapping
 from datetime import UTC, datetime
 
@@ -126,3 +127,22 @@ def first_named(db: sqlite3.Connection, first: str, scopes: Collection[str]) -> 
         f"SELECT id FROM entity_first WHERE scope {_GIVEN} AND first = ?", (ids_param(scopes), first)
     )
     return {entity_id for (entity_id,) in rows}
+
+
+class EntityRows:
+    """The entity reads ``IndexedEntities`` asks of the index (its ``NameSource``), under its lock."""
+
+    def __init__(self, db: sqlite3.Connection, lock: threading.RLock) -> None:
+        self._db, self._lock = db, lock
+
+    def entity(self, entity_id: str) -> Entity | None:
+        with self._lock:
+            return get(self._db, entity_id)
+
+    def entity_keys(self, keys: Collection[str], scopes: Collection[str]) -> KeyedIds:
+        with self._lock:
+            return keyed(self._db, keys, scopes)
+
+    def first_named(self, key: str, scopes: Collection[str]) -> set[str]:
+        with self._lock:
+            return first_named(self._db, key, scopes)

@@ -90,7 +90,7 @@ class KuzuGraphStore:
             build_index(self._session, self._read)
         self._read.set_token("")  # no longer known to match the graph, until a clean close
         self._facts = FactCache(fact_cache_bytes)
-        self._names = IndexedEntities(self._read)
+        self._names = IndexedEntities(self._read.names)
 
     @property
     def names(self) -> EntityIndex:

@@ -3,12 +3,10 @@ SQLite, so a graph walk costs index lookups instead of engine traversals, and me
 
 Kùzu stays the source of truth. ``KuzuGraphStore`` hands this index each of its own writes once
 the write commits (``publish``), so the two never disagree inside the one process that owns the
-data dir. Until issue 22 the same shape lived in Python dicts (the "mirror"): ~650-1,400 bytes a
-fact, 65 MB at 100k facts and growing with every fact, loaded from Kùzu at every open (~5 s at
-100k). Here it is a file beside the graph (``graph-index.sqlite``); SQLite keeps a bounded page
-cache of it in memory (``_CACHE_KIB``), and what an index lookup of a few dozen ids costs does
-not grow with the store. Kùzu could not be asked instead: it traverses from a set of nodes by
-scanning the edge table (the ABOUT edges of 40 facts: 36-140 ms at 100k facts; one fact: 0.23 ms).
+data dir. Until issue 22 it lived in Python dicts (the "mirror": 65 MB at 100k facts, read at
+every open). SQLite keeps a bounded page cache of it (``_CACHE_KIB``); a lookup of a few dozen
+ids costs the same at any size. Kùzu could not be asked instead: it traverses from a set of nodes
+by scanning the edge table (the ABOUT edges of 40 facts: 36-140 ms at 100k facts).
 
 The file is derived, like the vector index: nothing is lost with it. It is kept only across a
 clean close, which writes the same fresh token into it and into the graph's Meta; an open that
@@ -23,6 +21,7 @@ SQLite transaction under it, so a reader sees all or none.
 
 from __future__ import annotations
 
+import json
 import logging
 import re
 import sqlite3
@@ -35,7 +34,6 @@ from typing import Any
 
 from hippograph.domain.models import ACTIVE_STATUSES, Entity
 from hippograph.store import entity_table
-from hippograph.store.entity_index import KeyedIds
 from hippograph.store.graph_values import (
     ClaimKey,
     SessionKey,
@@ -51,6 +49,8 @@ log = logging.getLogger(__name__)
 # SQLite's page cache for the index, in KiB (its own bound: the file may be any size).
 _CACHE_KIB = 8192
 _TOKEN = "clean_close_token"
+# Kept with the token at a clean close: the fact count and the scopes written.
+_COUNTS = ("fact_count", "scopes_written")
 # The file's layout (PRAGMA user_version): a file of another layout is made afresh, and built.
 _FORMAT = 3
 _ACTIVE = tuple(ACTIVE_STATUSES)
@@ -88,8 +88,8 @@ CREATE INDEX IF NOT EXISTS tag_tag ON tag(tag);
 _INDEXES += entity_table.INDEXES
 _TABLES = ("fact", "link", "about", "relates", "neighbour", "tag", *entity_table.TABLES)
 # neighbour: each entity's related entities and the strongest RELATES weight between them, either
-# way (the walk asks for an entity's strongest few: an index range, not a sort of a hub's edges).
-# A RELATES edge's weight as the walk uses it: 1 if unset, clamped to 0..1.
+# way (the walk asks for an entity's strongest few: an index range, not a sort of a hub's edges),
+# a weight as the walk uses it (1 if unset, clamped to 0..1).
 _WALK_WEIGHT = "COALESCE(MIN(MAX({w}, 0.0), 1.0), 1.0)"
 _NEIGHBOURS_OF = f"""
 INSERT OR REPLACE INTO neighbour SELECT a, b, MAX({_WALK_WEIGHT.format(w="w")}) FROM (
@@ -129,12 +129,13 @@ class GraphIndex:
             raise sqlite3.DatabaseError(f"its format is {version}, not {_FORMAT}")
         self.db.executescript(_SCHEMA + _INDEXES)
         self.db.execute(f"PRAGMA user_version = {_FORMAT}")
+        self.names = entity_table.EntityRows(self.db, self.lock)  # entities by id and name
         self._count = 0
         self.stale = False  # a commit's changes failed to reach it (see publish)
         # Every scope a fact or entity was written in (a superset once entities are deleted):
         # a view that sees all of them need not filter by scope.
         self._scopes: set[str] = set()
-        self._recount()
+        self._recount(kept=True)
 
     @classmethod
     def beside(cls, graph_file: Path) -> GraphIndex:
@@ -150,7 +151,12 @@ class GraphIndex:
             path.unlink(missing_ok=True)
             return cls(path)
 
-    def _recount(self) -> None:
+    def _recount(self, *, kept: bool = False) -> None:
+        """Count the facts and scopes (``kept``: take a clean close's counts; a scan of 1M: 0.4 s)."""
+        stored = dict(self.db.execute("SELECT key, value FROM meta WHERE key IN (?, ?)", _COUNTS).fetchall())
+        if kept and self.token() and len(stored) == len(_COUNTS):
+            self._count, self._scopes = int(stored[_COUNTS[0]]), set(json.loads(stored[_COUNTS[1]]))
+            return
         with self.lock:
             self._count = self.db.execute("SELECT count(*) FROM fact").fetchone()[0]
             self._scopes = {
@@ -168,6 +174,11 @@ class GraphIndex:
         """Say the file matches the graph whose Meta holds ``token`` ('' : it may not)."""
         with self.lock:
             self.db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (_TOKEN, token))
+            if token:
+                counts = zip(_COUNTS, (str(self._count), json.dumps(sorted(self._scopes))), strict=True)
+                self.db.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", counts)
+            else:
+                self.db.execute("DELETE FROM meta WHERE key IN (?, ?)", _COUNTS)
 
     def build(self, fill: Callable[[GraphIndex], None]) -> None:
         """Empty the index and ``fill`` it afresh (with the ``load_*`` methods), its secondary
@@ -188,7 +199,6 @@ class GraphIndex:
         self._recount()
 
     def close(self) -> None:
-        """Close the file (again: nothing)."""
         with self.lock:
             self.db.close()
 
@@ -416,20 +426,6 @@ class GraphIndex:
         """Every fact id and its status."""
         with self.lock:
             return dict(self.db.execute("SELECT id, status FROM fact").fetchall())
-
-    def entity(self, entity_id: str) -> Entity | None:
-        with self.lock:
-            return entity_table.get(self.db, entity_id)
-
-    def entity_keys(self, keys: Collection[str], scopes: Collection[str]) -> KeyedIds:
-        """(scope, key) -> the first entity made in that scope found by that ``name_key``."""
-        with self.lock:
-            return entity_table.keyed(self.db, keys, scopes)
-
-    def first_named(self, key: str, scopes: Collection[str]) -> set[str]:
-        """The entities of ``scopes`` also found by their first name, ``key``."""
-        with self.lock:
-            return entity_table.first_named(self.db, key, scopes)
 
     def has_about(self, fact_id: str, entity_id: str, role: str) -> bool:
         with self.lock:
