@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from hippograph.text.names import Name, addressed, capitalised_runs, code_identifiers, merge, speaker
+from hippograph.text.names import (
+    Name,
+    addressed,
+    capitalised_runs,
+    capitalised_words,
+    code_identifiers,
+    merge,
+    speaker,
+)
 
 
 def _texts(names: list[Name]) -> list[str]:
@@ -30,6 +38,11 @@ def test_a_speaker_is_a_name_that_opens_a_turn(text: str, who: str | None) -> No
 def test_capitalised_runs_drop_the_sentences_first_word_and_edge_stopwords() -> None:
     text = "Ask Priya about it. We met Mary Jane Watson and The Big Lebowski fans in New York."
     assert _texts(capitalised_runs(text)) == ["Mary Jane Watson", "Big Lebowski", "New York"]
+
+
+def test_single_capitalised_words_inside_a_sentence_are_names() -> None:
+    text = "Ask Priya about it. Then call Zbigniew, and move the cron jobs to Airflow; The UTC times stay."
+    assert _texts(capitalised_words(text)) == ["Priya", "Zbigniew", "Airflow"]
 
 
 def test_code_identifiers() -> None:

@@ -26,6 +26,7 @@ from hippograph.text.names import (
     Name,
     addressed,
     capitalised_runs,
+    capitalised_words,
     code_identifiers,
     merge,
     speaker,
@@ -171,5 +172,6 @@ def _names(text: str, spans: Sequence[tuple[str, str, int, int]]) -> list[Name]:
         recognised,
         code_identifiers(text),
         capitalised_runs(text),
+        capitalised_words(text),
         blocked=blocked,
     )

@@ -22,6 +22,7 @@ __all__ = [
     "Name",
     "addressed",
     "capitalised_runs",
+    "capitalised_words",
     "code_identifiers",
     "keep",
     "merge",
@@ -77,6 +78,7 @@ _INTERJECTIONS = frozenset(
 _WORD = r"[A-Z][\w'’.-]*"
 _SPEAKER = re.compile(rf"^\s*({_WORD}(?: {_WORD}){{0,2}}):\s+\S")
 _CAPITALISED_RUN = re.compile(rf"\b{_WORD}(?:[ ]+{_WORD})+")
+_CAPITALISED_WORD = re.compile(rf"(?<![\w'’.-]){_WORD}(?![\w'’-])")
 _SNAKE = r"[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+"
 _CAMEL = r"[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+|[a-z][a-z0-9]+(?:[A-Z][a-z0-9]*)+"
 _CODE_FILE = r"[\w-]+(?:/[\w.-]+)*\.(?:py|pyi|js|jsx|ts|tsx|go|rs|rb|java|kt|c|h|cc|cpp|hpp|cs|sh|sql|toml|yaml|yml|json|md|cfg|ini)"  # noqa: E501
@@ -111,6 +113,19 @@ def capitalised_runs(text: str) -> list[Name]:
             end -= len(words.pop()) + 1
         if len(words) >= 2:
             found.append(Name(" ".join(words).rstrip(".'’"), UNKNOWN_TYPE, "capitalised", start, end))
+    return found
+
+
+def capitalised_words(text: str) -> list[Name]:
+    """Single capitalised words inside a sentence ("call Tomasz", "moved to Airflow"): names the
+    recogniser did not know, untyped (the name typer may type them). Not a sentence's first word,
+    not a stopword, not capitals only (`UTC`, `API`: abbreviations name many things)."""
+    found = []
+    for match in _CAPITALISED_WORD.finditer(text):
+        word = match.group().rstrip(".'’")
+        if _opens_sentence(text, match.start()) or _is_stopword(word) or word.isupper() or len(word) < 3:
+            continue
+        found.append(Name(word, UNKNOWN_TYPE, "capitalised", match.start(), match.start() + len(word)))
     return found
 
 
