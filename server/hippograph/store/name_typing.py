@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import threading
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -38,6 +39,7 @@ _EXAMPLES = {
         Swift Golang Nginx Tableau Notion Trello Zoom Chrome Linux Ubuntu MongoDB GraphQL
         Prometheus Jupyter VSCode Haskell Svelte Kibana""",
 }
+_SEEN = 2048  # names whose vectors are kept (1.5 KB each)
 _NEAREST = 5  # example names a type's similarity is averaged over
 # How much nearer the nearest type must be than the next to overrule the recogniser (in cosine;
 # chosen on bench/data/entity_types_dev.jsonl, scored on the held-out set: bench/entity_types.py).
@@ -49,21 +51,35 @@ _JUDGED_HOW = frozenset({"ner", "capitalised"})
 _JUDGED_TYPES = frozenset({"person", "place", "organization", "thing", "work", UNKNOWN_TYPE})
 
 
+class _Vectors:
+    """One model's vectors of the example names and of the names asked last, shared by every
+    ``NameTyper`` of the process on that model (a server opens one memory; tests open many)."""
+
+    def __init__(self) -> None:
+        self.examples: dict[str, np.ndarray] | None = None
+        self.seen: OrderedDict[str, np.ndarray] = OrderedDict()
+        self.lock = threading.Lock()
+
+
+_BY_MODEL: dict[str, _Vectors] = {}
+_BY_MODEL_LOCK = threading.Lock()
+
+
 class NameTyper:
     """Types names with the embedding model (thread-safe; examples embedded on first use)."""
 
     def __init__(self, embedder: Embedder) -> None:
         self._embedder = embedder
-        self._examples: dict[str, np.ndarray] | None = None
-        self._lock = threading.Lock()
+        with _BY_MODEL_LOCK:
+            self._cache = _BY_MODEL.setdefault(embedder.name, _Vectors())
 
     def _example_vectors(self) -> dict[str, np.ndarray]:
-        with self._lock:
-            if self._examples is None:
-                self._examples = {
-                    kind: _unit(self._embedder.embed(n.split())) for kind, n in _EXAMPLES.items()
-                }
-            return self._examples
+        cache = self._cache
+        with cache.lock:
+            if cache.examples is None:
+                embed = self._embedder.embed
+                cache.examples = {kind: _unit(embed(names.split())) for kind, names in _EXAMPLES.items()}
+            return cache.examples
 
     def retype(
         self, texts_names: Sequence[Sequence[Name]], known: Callable[[int, Name], bool]
@@ -81,7 +97,7 @@ class NameTyper:
         if not judged:
             return typed
         examples = self._example_vectors()
-        vectors = _unit(self._embedder.embed([texts_names[t][i].text for t, i in judged]))
+        vectors = self._vectors([texts_names[t][i].text for t, i in judged])
         for (t, i), vector in zip(judged, vectors, strict=True):
             near = {kind: float(np.sort(ex @ vector)[-_NEAREST:].mean()) for kind, ex in examples.items()}
             (best, first), (_, second) = sorted(near.items(), key=lambda kv: -kv[1])[:2]
@@ -89,6 +105,22 @@ class NameTyper:
             kind = best if name.type == best or first - second >= MARGIN else UNKNOWN_TYPE
             typed[t][i] = dataclasses.replace(name, type=kind)
         return typed
+
+    def _vectors(self, texts: Sequence[str]) -> list[np.ndarray]:
+        """Unit vectors of ``texts``; the ``_SEEN`` names asked last are kept (names recur)."""
+        cache = self._cache
+        with cache.lock:
+            known = {t: cache.seen[t] for t in texts if t in cache.seen}
+            for text in known:
+                cache.seen.move_to_end(text)
+        missing = [t for t in dict.fromkeys(texts) if t not in known]
+        if missing:
+            known.update(zip(missing, _unit(self._embedder.embed(missing)), strict=True))
+            with cache.lock:
+                cache.seen.update((t, known[t]) for t in missing)
+                while len(cache.seen) > _SEEN:
+                    cache.seen.popitem(last=False)
+        return [known[t] for t in texts]
 
 
 def _unit(vectors: np.ndarray) -> np.ndarray:
