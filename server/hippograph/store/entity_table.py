@@ -13,11 +13,12 @@ import json
 import sqlite3
 import threading
 from collections.abc import Collection, Iterable, Mapping
-from datetime import UTC, datetime
+from datetime import datetime
 
 from hippograph.domain.models import Entity
 from hippograph.store.entity_index import KeyedIds, first_word, name_keys
-from hippograph.store.graph_values import ids_param, micros, moment
+from hippograph.store.graph_values import IN_IDS, ids_param, micros, moment
+from hippograph.store.rows import from_db_time
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS entity(id TEXT PRIMARY KEY, scope TEXT NOT NULL, name TEXT NOT NULL,
@@ -40,7 +41,6 @@ PARTS = {
     "entity_keys": "SELECT scope, key, id FROM {db}.entity_key",
     "first_names": "SELECT * FROM {db}.entity_first",
 }
-_GIVEN = "IN (SELECT value FROM json_each(?))"
 
 
 def _time(at: datetime | None) -> int | None:
@@ -48,7 +48,7 @@ def _time(at: datetime | None) -> int | None:
 
 
 def _from_time(at: int | None) -> datetime | None:
-    return None if at is None else moment(at).replace(tzinfo=UTC)
+    return None if at is None else from_db_time(moment(at))
 
 
 def insert(db: sqlite3.Connection, entities: Iterable[Entity]) -> None:
@@ -89,7 +89,7 @@ def count_mentions(db: sqlite3.Connection, mentions: Mapping[str, tuple[int, dat
 def delete(db: sqlite3.Connection, ids: Collection[str]) -> None:
     given = ids_param(ids)
     for table in TABLES:
-        db.execute(f"DELETE FROM {table} WHERE id {_GIVEN}", (given,))
+        db.execute(f"DELETE FROM {table} WHERE id {IN_IDS}", (given,))
 
 
 def get(db: sqlite3.Connection, entity_id: str) -> Entity | None:
@@ -114,7 +114,7 @@ def keyed(db: sqlite3.Connection, keys: Collection[str], scopes: Collection[str]
     """(scope, key) -> the id of the first entity made in ``scope`` found by ``key``."""
     found: KeyedIds = {}
     rows = db.execute(
-        f"SELECT scope, key, id FROM entity_key WHERE scope {_GIVEN} AND key {_GIVEN} ORDER BY seq",
+        f"SELECT scope, key, id FROM entity_key WHERE scope {IN_IDS} AND key {IN_IDS} ORDER BY seq",
         (ids_param(scopes), ids_param(keys)),
     )
     for scope, key, entity_id in rows:
@@ -124,7 +124,7 @@ def keyed(db: sqlite3.Connection, keys: Collection[str], scopes: Collection[str]
 
 def first_named(db: sqlite3.Connection, first: str, scopes: Collection[str]) -> set[str]:
     rows = db.execute(
-        f"SELECT id FROM entity_first WHERE scope {_GIVEN} AND first = ?", (ids_param(scopes), first)
+        f"SELECT id FROM entity_first WHERE scope {IN_IDS} AND first = ?", (ids_param(scopes), first)
     )
     return {entity_id for (entity_id,) in rows}
 

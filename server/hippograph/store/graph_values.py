@@ -55,6 +55,10 @@ def micros(moment: datetime) -> int:
     return calendar.timegm(moment.utctimetuple()) * 1_000_000 + moment.microsecond
 
 
+# SQL that keeps the rows whose column is one of the ids ``ids_param`` passes as one parameter.
+IN_IDS = "IN (SELECT value FROM json_each(?))"
+
+
 def ids_param(ids: Iterable[str]) -> str:
     """Ids as one parameter: ``... IN (SELECT value FROM json_each(?))`` takes any number."""
     return json.dumps(list(ids))

@@ -19,11 +19,10 @@ from typing import Any, Final
 from hippograph.domain.errors import InternalError
 from hippograph.domain.models import FACT_EDGES, EdgeType
 from hippograph.store.graph_index import GraphIndex
+from hippograph.store.graph_values import IN_IDS as _IN
 from hippograph.store.graph_values import EdgeRow, ids_param, join_props, relates_props
 
 EVERYWHERE: Final = None  # ``KuzuGraphStore.view(EVERYWHERE)``: every scope (the owner's upkeep)
-
-_IN = "IN (SELECT value FROM json_each(?))"
 
 
 class IndexView:

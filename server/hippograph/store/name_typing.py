@@ -78,7 +78,7 @@ class NameTyper:
         with cache.lock:
             if cache.examples is None:
                 embed = self._embedder.embed
-                cache.examples = {kind: _unit(embed(names.split())) for kind, names in _EXAMPLES.items()}
+                cache.examples = {kind: embed(names.split()) for kind, names in _EXAMPLES.items()}
             return cache.examples
 
     def retype(
@@ -107,7 +107,8 @@ class NameTyper:
         return typed
 
     def _vectors(self, texts: Sequence[str]) -> list[np.ndarray]:
-        """Unit vectors of ``texts``; the ``_SEEN`` names asked last are kept (names recur)."""
+        """Vectors of ``texts`` (unit length, as the embedder makes them); the ``_SEEN`` names
+        asked last are kept (names recur)."""
         cache = self._cache
         with cache.lock:
             known = {t: cache.seen[t] for t in texts if t in cache.seen}
@@ -115,13 +116,9 @@ class NameTyper:
                 cache.seen.move_to_end(text)
         missing = [t for t in dict.fromkeys(texts) if t not in known]
         if missing:
-            known.update(zip(missing, _unit(self._embedder.embed(missing)), strict=True))
+            known.update(zip(missing, self._embedder.embed(missing), strict=True))
             with cache.lock:
                 cache.seen.update((t, known[t]) for t in missing)
                 while len(cache.seen) > _SEEN:
                     cache.seen.popitem(last=False)
         return [known[t] for t in texts]
-
-
-def _unit(vectors: np.ndarray) -> np.ndarray:
-    return np.asarray(vectors / np.linalg.norm(vectors, axis=-1, keepdims=True), dtype=np.float32)

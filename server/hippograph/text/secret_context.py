@@ -265,7 +265,6 @@ def prefixed_token_findings(text: str) -> Iterator[tuple[int, int]]:
 
 
 _HEXISH = re.compile(r"[0-9a-f-]+|[0-9A-F-]+")  # SHAs, UUIDs: not secrets in prose
-_CASE_RUN = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
 _WORDLIKE = re.compile(r"[A-Z]?[a-z]{2,}|[A-Z]{2,}(?![a-z])")
 _UNPRONOUNCEABLE = re.compile(r"^[^aeiouy]*$|[^aeiouy]{3}", re.IGNORECASE)
 _MIN_ENTROPY = 3.7  # bits/char; random base64 of 20+ characters is above 4 nearly always
@@ -288,7 +287,7 @@ def looks_random(token: str) -> bool:
     # Random text changes character class every one or two characters; names change it at
     # word boundaries, and when half of a token spells pronounceable words (`CPyList_GetItemInt64`)
     # its runs must be shorter still. Of random base64 tokens (20-64 characters) ~3% are missed.
-    runs = _CASE_RUN.findall(token)
+    runs = _RUN.findall(token)
     mean_run = sum(map(len, runs)) / len(runs)
     wordy = sum(len(w) for w in _WORDLIKE.findall(token) if not _UNPRONOUNCEABLE.search(w)) / len(token)
     return mean_run < (2.2 if wordy >= 0.5 else 3.0) and entropy(token) >= _MIN_ENTROPY
