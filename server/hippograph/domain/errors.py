@@ -8,6 +8,7 @@
     ├── InternalError               hippograph broke a rule of its own code: a bug, not the input
     └── StoreError                  the data dir cannot be used
         ├── GraphCacheFull          the graph engine's page cache could not hold one call's work
+        ├── Closing                 the memory is closing: the call did not run; send it again
         ├── DataDirNotWritable
         ├── SchemaTooNew            written by a newer hippograph: we refuse to touch it
         └── ModelUnavailable        the embedding model cannot be loaded
@@ -47,6 +48,10 @@ class StoreError(HippographError):
 
 class DiskFull(StoreError):
     pass
+
+
+class Closing(StoreError):
+    """The memory is closing: the call was not run (another owner will run it)."""
 
 
 class GraphCacheFull(StoreError):

@@ -37,6 +37,7 @@ from hippograph.retrieval.retriever import Retriever
 from hippograph.service import import_mcp, screening, transfer
 from hippograph.service.curation import PURGE_PENDING, Curator, finish_purge
 from hippograph.service.explain import Explainer
+from hippograph.service.in_flight import CallsInFlight
 from hippograph.service.reads import Reader
 from hippograph.service.shaping import Clock, utcnow
 from hippograph.service.stores import SessionTails, Stores, check_writable, lifecycle_policy
@@ -57,6 +58,10 @@ log = logging.getLogger(__name__)
 # equal versions mean nothing can differ and the full reconcile (~2 s at 100k facts) is
 # skipped; the marker is cleared at once, so after a crash the next open reconciles.
 _VECTORS_IN_SYNC = "vectors_in_sync_with"
+
+
+# How long closing waits for the calls under way (a call takes well under a second).
+_CALLS_END_S = 60.0
 
 
 class _RequestLocks:
@@ -148,6 +153,9 @@ class Memory(MemoryAPI):
         self._threads: list[threading.Thread] = []
         self._closed = False
         self._requests = _RequestLocks()
+        self._in_flight = CallsInFlight()
+        receipts = graph.receipts
+        self.stores.write_lock.give_way = lambda: self._in_flight.closing and receipts.waiting()
         self._repairing = threading.Lock()
 
     # What in-process callers (CLI, explorer, benchmarks, tests) reach directly.
@@ -230,6 +238,10 @@ class Memory(MemoryAPI):
 
     def call(self, name: str, arguments: dict[str, Any]) -> Any:
         """Run operation ``name`` (see ``api.MemoryAPI``) here."""
+        with self._in_flight.call():
+            return self._run(name, arguments)
+
+    def _run(self, name: str, arguments: dict[str, Any]) -> Any:
         handler = self._handlers.get(name)
         if handler is None:
             raise InvalidInput(
@@ -268,7 +280,7 @@ class Memory(MemoryAPI):
         if operation is None or operation.read_only:
             return self.call(name, arguments)
         receipts = self.graph.receipts
-        with self._requests.hold(request_id):
+        with self._in_flight.call(), self._requests.hold(request_id):
             done = receipts.get(request_id)
             if done is not None:
                 if done.operation != name:
@@ -281,7 +293,7 @@ class Memory(MemoryAPI):
                 return operation.parse_result(json.loads(done.result))
             receipts.commit_with_next_write(request_id, name, self.stores.clock())
             try:
-                result = self.call(name, arguments)
+                result = self._run(name, arguments)
             except BaseException:
                 receipts.abandon()
                 raise
@@ -343,12 +355,29 @@ class Memory(MemoryAPI):
         thread.start()
         self._threads.append(thread)
 
+    @property
+    def calls_running(self) -> int:
+        """How many calls are under way."""
+        return self._in_flight.running
+
+    @property
+    def calls_closing(self) -> bool:
+        """Whether closing has begun: new calls are refused with ``Closing``."""
+        return self._in_flight.closing
+
+    def stop_calls(self) -> None:
+        """Refuse new calls (``Closing``), let queued proxied writes give way, and wait for the
+        calls under way: the first step of closing, taken before the owner API stops."""
+        self._stop.set()
+        if not self._in_flight.shut(_CALLS_END_S):
+            log.warning("calls still run after %.0f s of closing: their replies may be lost", _CALLS_END_S)
+
     def close(self) -> None:
         """Stop the background jobs and close both stores (again: nothing)."""
         if self._closed:
             return
         self._closed = True
-        self._stop.set()
+        self.stop_calls()
         for thread in self._threads:
             thread.join(timeout=30)
         self.retriever.close()

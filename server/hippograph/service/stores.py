@@ -6,7 +6,6 @@ import logging
 import os
 import shutil
 import stat
-import threading
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -19,6 +18,7 @@ from hippograph.domain.errors import DataDirNotWritable, DiskFull, NotFound
 from hippograph.domain.models import EdgeType, Entity, Fact
 from hippograph.domain.visibility import visible_scopes
 from hippograph.retrieval.retriever import Retriever
+from hippograph.service.in_flight import WriteLock
 from hippograph.service.shaping import Clock
 from hippograph.store.embed import Embedder
 from hippograph.store.entity_index import EntityIndex
@@ -138,7 +138,7 @@ class Stores:
     names: NameFinder  # names in a new fact's text (people, places, code), typed
     typer: NameTyper  # a new name's type as the embedding model and the recogniser agree on it
     # Every write takes it: what a write reads to plan it stays true until it commits.
-    write_lock: threading.RLock = field(default_factory=threading.RLock)
+    write_lock: WriteLock = field(default_factory=WriteLock)
 
     def check_space(self) -> None:
         """Refuse a write, before it touches a store, when the disk could fill during it.

@@ -225,6 +225,9 @@ class SharedMemory(MemoryAPI):
                     server = self._server
                     info = OwnerInfo(os.getpid(), server.address, server.token)
                     unpublish_owner(self.settings.data_dir, info)
+                    # Calls not yet written go back to their proxies at once: a client that
+                    # closed stdin kills this process two seconds later.
+                    self._local.stop_calls()
                     server.stop()
                 self._local.close()
                 self._local = None

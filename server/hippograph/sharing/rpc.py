@@ -34,7 +34,7 @@ from starlette.routing import Route
 
 from hippograph.api import OPERATIONS, MemoryAPI
 from hippograph.domain import errors
-from hippograph.domain.errors import HippographError, InternalError
+from hippograph.domain.errors import Closing, HippographError, InternalError
 from hippograph.listening import HEADER_TIMEOUT_S, uvicorn_config
 from hippograph.sharing.ownership import OwnerInfo
 
@@ -79,6 +79,8 @@ def _api_app(memory: MemoryAPI, token: str) -> Starlette:
                 result = await anyio.to_thread.run_sync(lambda: memory.call_once(name, arguments, request_id))
             else:
                 result = await anyio.to_thread.run_sync(lambda: memory.call(name, arguments))
+        except Closing as err:  # not run: the proxy sends it again to the next owner
+            return JSONResponse({"error": "Closing", "message": str(err)}, status_code=503)
         except HippographError as err:
             return JSONResponse({"error": type(err).__name__, "message": str(err)}, status_code=422)
         except Exception:
@@ -185,7 +187,7 @@ class OwnerClient:
             # The owner is alive but the call failed: running it again would fail again.
             raise InternalError(f"{body.get('message')}: the owning process logged why")
         if response.status_code != 200:
-            # 401: owner.json belongs to a newer owner than the one we know.
+            # 401: owner.json belongs to a newer owner than the one we know; 503: it is closing.
             raise OwnerGone(f"owner answered {response.status_code}: {body.get('message')}")
         return OPERATIONS[name].parse_result(body["result"])
 

@@ -354,6 +354,10 @@ class KuzuSession:
         with self.lock:
             self._riders[threading.get_ident()] = (query, dict(params))
 
+    def has_rider(self) -> bool:
+        """Whether this thread's ``commit_with`` statement still waits for a commit."""
+        return threading.get_ident() in self._riders  # one dict lookup: atomic, no lock to wait for
+
     def drop_rider(self) -> bool:
         """Forget this thread's ``commit_with`` statement; whether it was still waiting."""
         with self.lock:

@@ -32,6 +32,10 @@ class Receipts:
             {"id": request_id, "operation": operation, "at": at},
         )
 
+    def waiting(self) -> bool:
+        """Whether this thread's receipt still waits for its write (nothing of the call is written)."""
+        return self._session.has_rider()
+
     def store_reply(self, request_id: str, operation: str, result: str, at: datetime) -> None:
         """Keep the reply, and the receipt if the write committed none (a write without a
         transaction, or one that changed nothing). Each row is created once, never updated."""
