@@ -35,3 +35,19 @@ def test_relevance_is_the_same_scale_for_every_query(memory: Memory) -> None:
     far = max(hit.relevance for hit in memory.search("quarterly tax deadlines").results)
     assert 0.0 <= far < close <= 1.0
     assert close > 0.5
+
+
+def test_an_everyday_question_nothing_answers_keeps_the_nearest_facts_under_a_note(memory: Memory) -> None:
+    for content in FACTS:
+        memory.remember(content)
+    out = memory.search("Who repairs my bicycle?")
+    assert out.results  # no name is unknown: the nearest facts stay, for the caller to judge
+    assert max(hit.relevance for hit in out.results) < memory.retriever.policy.confident_relevance
+    assert any(note.startswith("no confident match (best relevance") for note in out.notes)
+
+
+def test_a_question_a_fact_answers_gets_no_note(memory: Memory) -> None:
+    ids = [memory.remember(content).id for content in FACTS]
+    out = memory.search("When does the billing service get deployed?")
+    assert out.results[0].id == ids[2]
+    assert not out.notes

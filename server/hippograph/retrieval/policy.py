@@ -97,3 +97,8 @@ class RetrievalPolicy:
     # on LoCoMo dev, each conversation asked its own and another conversation's questions
     # (bench/results/confidence.md).
     min_relevance: float = 0.49
+    # Any other query whose best result is less similar than this keeps its results under the
+    # note "no confident match": the nearest facts may not answer it. Chosen leave-one-memory-out
+    # on written everyday memories (bench/abstention.py): the highest floor that notes at most
+    # 10% of the questions whose answer is in the top 3.
+    confident_relevance: float = 0.44

@@ -121,12 +121,17 @@ class Retriever:
             lookback=lookback,
         )
         ranked = self._with_relevance(ranked, vector)
+        best = max((r.relevance for r in ranked), default=0.0)
         # Names are looked up (up to two keyword queries each) only when nothing is close.
-        confident = max((r.relevance for r in ranked), default=0.0) >= self.policy.min_relevance
-        unknown = [] if confident else self._unknown_names(plan, where)
+        unknown = [] if best >= self.policy.min_relevance else self._unknown_names(plan, where)
         if unknown:
             notes.append(f"no confident match: no fact mentions {', '.join(unknown)}")
             return [], notes
+        if ranked and best < self.policy.confident_relevance:
+            notes.append(
+                f"no confident match (best relevance {best:.2f}): these are the nearest facts; "
+                "check that one answers the question before relying on it"
+            )
         return ranked, notes
 
     def _with_relevance(self, ranked: list[Ranked], vector: np.ndarray) -> list[Ranked]:
