@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import getpass
+import shutil
 import tempfile
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -53,8 +54,18 @@ def settings(tmp_path: Path, models_dir: Path) -> Settings:
     return Settings(data_dir=tmp_path / "data", models_dir=models_dir)
 
 
+@pytest.fixture(scope="session")
+def empty_store(tmp_path_factory: pytest.TempPathFactory, models_dir: Path, embedder: FastEmbedder) -> Path:
+    """A data dir made by one open and a clean close: copying it is a new, empty memory that
+    opens in about half the time of a first open (no schema to create, the index kept)."""
+    data_dir = tmp_path_factory.mktemp("empty") / "data"
+    Memory.open(Settings(data_dir=data_dir, models_dir=models_dir), embedder=embedder).close()
+    return data_dir
+
+
 @pytest.fixture
-def memory(settings: Settings, embedder: FastEmbedder) -> Iterator[Memory]:
+def memory(settings: Settings, embedder: FastEmbedder, empty_store: Path) -> Iterator[Memory]:
+    shutil.copytree(empty_store, settings.data_dir)
     mem = Memory.open(settings, embedder=embedder)
     yield mem
     mem.close()

@@ -14,6 +14,7 @@ import pytest
 from hippograph.config import Settings
 from hippograph.service.memory import Memory
 from hippograph.store.embed import FastEmbedder
+from hippograph.store.migrations import version_mark
 from testkit.client import call_error, stdio_session
 from testkit.process import run_cli as _run_cli
 
@@ -47,6 +48,7 @@ def _data_dir_of_a_newer_hippograph(data_dir: Path, models_dir: Path, embedder: 
     conn.execute("MATCH (m:Meta {key: 'schema_version'}) SET m.value = '99'")
     conn.close()
     db.close()
+    version_mark(data_dir / "graph.kuzu").write_text("99")  # written first by any newer hippograph
 
 
 def test_newer_schema_version_is_refused_and_left_untouched(

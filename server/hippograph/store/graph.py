@@ -81,7 +81,11 @@ class KuzuGraphStore:
         self._session = KuzuSession(
             path, max_db_size=max_db_size, buffer_pool_bytes=buffer_pool_bytes, publish=self._read.publish
         )
-        migrations.migrate(self._session)
+        try:
+            migrations.migrate(self._session)
+        except BaseException:
+            self._session.close()
+            raise
         self.receipts = Receipts(self._session)
         self.listing = FactListing(self._session)
         self.census = GraphCensus(self._session)
