@@ -18,6 +18,7 @@ from hippograph.domain.sameness import (
     answers,
     compare,
     judge,
+    one_slot_apart,
     same_subject,
 )
 from testkit.facts import make_fact
@@ -111,9 +112,35 @@ def test_a_fact_about_the_same_subject_is_shown_further_away_but_never_merged() 
     middle = (LIST_SIMILARITY + MIN_SIMILARITY) / 2
     assert judge(porto, lisbon, middle) == Judgement(Verdict.CONFLICT, Difference.NAME)
     assert judge(same, lisbon, middle).verdict is Verdict.UNSURE  # too far apart to merge
-    assert judge(porto, lisbon, LIST_SIMILARITY - 0.01).verdict is Verdict.UNRELATED
+    cycles = fact("Ana cycles to her office in Porto", id="f_00000000000000a5")
+    assert judge(cycles, lisbon, LIST_SIMILARITY - 0.01).verdict is Verdict.UNRELATED
     stranger = fact("Bruno's flat is in Porto", id="f_00000000000000a4")
     assert judge(stranger, lisbon, middle).verdict is Verdict.UNRELATED
+
+
+def test_one_sentence_with_one_slot_changed_is_shown_however_far_apart() -> None:
+    lisbon = fact("Ana's flat is in Lisbon")
+    porto = fact("Ana's flat is in Porto", id="f_00000000000000a2")
+    assert judge(porto, lisbon, 0.3) == Judgement(Verdict.CONFLICT, Difference.NAME)
+    # Another holder of the slot: shown, never called a conflict (both may hold).
+    bruno = fact("Bruno's flat is in Lisbon", id="f_00000000000000a3")
+    assert judge(bruno, lisbon, 0.3).verdict is Verdict.UNSURE
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "apart"),
+    [
+        ("Carmen is on call this week", "Dmitri is on call this week", True),
+        ("Send the weekly report to Dana every Monday", "Send the weekly report to Felix every Monday", True),
+        ("I am allergic to peanuts", "I am allergic to shellfish", True),
+        ("Felix uses Neovim with the LazyVim config", "Felix uses Emacs with the Doom config", False),
+        ("The user takes the 8:15 train to work", "The user cycles to work", False),
+        ("Ana likes tea", "Ana likes tea", False),
+        ("Tea", "Coffee", False),
+    ],
+)
+def test_one_slot_apart_needs_a_shared_frame_larger_than_the_change(a: str, b: str, apart: bool) -> None:
+    assert one_slot_apart(a, b) is apart
 
 
 def test_judge_reads_the_fields_too() -> None:

@@ -325,7 +325,12 @@ def judge(new: Fact, old: Fact, similarity: float, *, min_similarity: float = MI
     """
     near = similarity >= min_similarity
     if not near and (similarity < min(LIST_SIMILARITY, min_similarity) or not _about_the_same(new, old)):
-        return Judgement(Verdict.UNRELATED)
+        if not one_slot_apart(new.content, old.content):
+            return Judgement(Verdict.UNRELATED)
+        if not _about_the_same(new, old):
+            # One sentence with another holder ("Carmen is on call" / "Dmitri is on call"):
+            # shown, but a slot may hold several (both may like tea): the caller judges.
+            return Judgement(Verdict.UNSURE, compare(new.content, old.content) or Difference.VALUE)
     structural = _structural(new, old)
     worded = compare(new.content, old.content)
     if structural is None and worded is Difference.VALUE and _same_claim(new, old):
@@ -340,6 +345,23 @@ def judge(new: Fact, old: Fact, similarity: float, *, min_similarity: float = MI
     if difference in _CHANGED_VALUE:
         return Judgement(Verdict.CONFLICT, difference)
     return Judgement(Verdict.UNSURE, difference)
+
+
+def one_slot_apart(a: str, b: str) -> bool:
+    """Whether two statements are one sentence with one slot filled differently: the words they
+    share before and after one differing span outnumber the words of that span, on each side
+    ("Send the report to Dana every Monday" / "... to Felix every Monday"). Such a pair is about
+    one claim however far apart the embedding puts it (a name weighs much in a sentence vector)."""
+    x = [t.group().casefold() for t in _TOKEN.finditer(a)]
+    y = [t.group().casefold() for t in _TOKEN.finditer(b)]
+    shared = 0
+    while shared < min(len(x), len(y)) and x[shared] == y[shared]:
+        shared += 1
+    tail = 0
+    while tail < min(len(x), len(y)) - shared and x[-1 - tail] == y[-1 - tail]:
+        tail += 1
+    left, right = len(x) - shared - tail, len(y) - shared - tail
+    return 0 < left < shared + tail and 0 < right < shared + tail
 
 
 def _same_claim(new: Fact, old: Fact) -> bool:
