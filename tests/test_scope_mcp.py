@@ -74,7 +74,7 @@ async def test_a_scope_shows_nothing_of_another_that_shares_its_session(client: 
 async def test_the_entity_resource_reads_an_entity_of_the_scope_it_names(client: Client) -> None:
     fact = await _remember(client, content="Falcon ships in May", scope="project:falcon", entities=["Falcon"])
     profile = await _text(client, "memory://entity/Falcon?scope=project:falcon")
-    assert profile.startswith("# Falcon") and fact in profile
+    assert json.loads(profile)["name"] == "Falcon" and fact in profile
     with pytest.raises(Exception, match=r"memory://entity/Falcon\?scope="):
         await _text(client, "memory://entity/Falcon")  # global sees no project entity
     templates = {t.uri_template for t in (await client.list_resource_templates()).resource_templates}

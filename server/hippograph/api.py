@@ -39,6 +39,7 @@ from hippograph.domain.models import (
     TtlPolicy,
     UsedOut,
 )
+from hippograph.domain.profile import EntityProfileOut
 from hippograph.operations import INTERNAL, OPERATIONS, Internal, Operation, operation
 
 __all__ = ["INTERNAL", "OPERATIONS", "FactScope", "Internal", "MemoryAPI", "Operation", "operation"]
@@ -358,6 +359,12 @@ class MemoryAPI:
     @operation(tool=False, read_only=True)
     def stats(self) -> dict[str, Any]:
         """Counts of facts by kind, status and scope, entities, edges, disk use, schema version."""
+
+    @operation(tool=False, read_only=True)
+    def profile(self, name: str, scope: str | None = None, budget_tokens: int = 800) -> EntityProfileOut:
+        """What memory holds about one entity (a name, alias or id ``scope`` sees) within
+        ``budget_tokens``: its current facts best first, the entities named with it, its dated
+        facts in order, the values that replaced older ones, and the facts contradicted."""
 
     @operation(tool=False, read_only=True)
     def names(

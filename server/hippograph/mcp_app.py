@@ -361,14 +361,14 @@ def build_server(memory: MemoryAPI, scope: str = GLOBAL_SCOPE) -> MemoryServer:
         ENTITY_TEMPLATE,
         name="entity",
         title="Entity profile",
-        description="What memory holds about one entity (person, project, ...) in the server's scope (or "
-        "the one named) and global, e.g. memory://entity/Alice or memory://entity/Falcon?scope=project:falcon.",
-        mime_type="text/markdown",
+        description="JSON profile of one entity (person, project, ...) in the server's scope (or the one "
+        "named) and global: facts (best first, within ~800 tokens), related entities, timeline, changed "
+        "values, contested facts; e.g. memory://entity/Alice or memory://entity/Falcon?scope=project:falcon.",
+        mime_type="application/json",
     )
     def entity_resource(name: str, scope: str | None = None) -> str:
-        entity = unquote(name)
         try:
-            found = memory.search(entity, entity=entity, limit=50, scope=scope or default_scope)
+            profile = memory.profile(unquote(name), scope=scope or default_scope)
         except NotFound as err:
             raise ResourceNotFoundError(
                 f"{err}; an entity of a project or session scope is read with "
@@ -376,8 +376,7 @@ def build_server(memory: MemoryAPI, scope: str = GLOBAL_SCOPE) -> MemoryServer:
             ) from err
         except HippographError as err:
             raise _resource_error(err) from err
-        lines = [f"# {entity}", ""] + [f"- {hit.content} [{hit.id}, {hit.status}]" for hit in found.results]
-        return "\n".join(lines)
+        return replies.text(profile)
 
     _add_prompts(server, memory, default_scope)
     return server

@@ -10,6 +10,7 @@ each operation ``api.MemoryAPI`` declares by handing it to the part that owns it
     usage.Usage         mark_used
     explain.Explainer   explain
     subgraph.Subgraphs  subgraph (the explorer's view)
+    profiles.Profiles   profile (an entity's facts and connections)
     upkeep.Upkeep       maintain, stats, doctor (+ reconcile, run by the owner)
     transfer            export, import_lines
 
@@ -38,6 +39,7 @@ from hippograph.service import import_mcp, screening, transfer
 from hippograph.service.curation import PURGE_PENDING, Curator, finish_purge
 from hippograph.service.explain import Explainer
 from hippograph.service.in_flight import CallsInFlight
+from hippograph.service.profiles import Profiles
 from hippograph.service.reads import Reader
 from hippograph.service.shaping import Clock, utcnow
 from hippograph.service.stores import SessionTails, Stores, check_writable, lifecycle_policy
@@ -125,6 +127,7 @@ class Memory(MemoryAPI):
         self.usage = Usage(self.stores)
         self.explainer = Explainer(self.stores)
         self.subgraphs = Subgraphs(self.stores)
+        self.profiles = Profiles(self.stores, self.reader)
         self._handlers: dict[str, Callable[..., Any]] = {
             "remember": self.writer.remember,
             "remember_many": self.writer.remember_many,
@@ -137,6 +140,7 @@ class Memory(MemoryAPI):
             "recall": self.reader.recall,
             "names": self.reader.names,
             "subgraph": self.subgraphs.subgraph,
+            "profile": self.profiles.profile,
             "explain": self.explainer.explain,
             "maintain": self.upkeep.maintain,
             "stats": self.upkeep.stats,

@@ -7,7 +7,7 @@ because a fact was returned (a client reports what it used with ``mark_used``).
 from __future__ import annotations
 
 import difflib
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from datetime import datetime, timedelta
 
 from hippograph.domain import replies
@@ -27,7 +27,7 @@ from hippograph.domain.models import (
 )
 from hippograph.domain.visibility import visible_scopes
 from hippograph.retrieval.ranking import Lookback
-from hippograph.service.shaping import search_hit, why
+from hippograph.service.shaping import measured, search_hit, why
 from hippograph.service.stores import Stores
 from hippograph.store.seam import EVERYWHERE, Filter, GraphView
 from hippograph.text.narrative import NarrativeFact, Profile, build_narrative
@@ -214,11 +214,11 @@ class Reader:
         def listed(fact_id: str) -> int:
             return count(replies.text([fact_id])) - 1  # the id quoted, and a comma for the brackets
 
-        frame = _measured(RecallOut(narrative="", tokens=0, notes=notes), count)
+        frame = measured(RecallOut(narrative="", tokens=0, notes=notes), count)
         room = budget - frame.tokens - count(',"fact_ids":[]')
         for _ in range(_FIT_ROUNDS):
             narrative = build_narrative(context, facts, profiles, room, cost, listed)
-            out = _measured(
+            out = measured(
                 RecallOut(narrative=narrative.text, fact_ids=list(narrative.fact_ids), tokens=0, notes=notes),
                 count,
             )
@@ -226,7 +226,7 @@ class Reader:
                 break
             room -= out.tokens - budget
         if out.tokens > budget:  # only notes left to cut: what was degraded matters less than fitting
-            out = _measured(RecallOut(narrative="", tokens=0), count)
+            out = measured(RecallOut(narrative="", tokens=0), count)
         return out
 
     def _replaced(self, view: GraphView, fact_ids: Sequence[str]) -> dict[str, str]:
@@ -258,8 +258,11 @@ class Reader:
         return {fid: sorted(ids) for fid, ids in found.items()}
 
     def _entity_filter(self, entity: str | None, scopes: Sequence[str]) -> list[str] | None:
-        if not entity:
-            return None
+        return None if not entity else [self.entity(entity, scopes).id]
+
+    def entity(self, entity: str, scopes: Sequence[str]) -> Entity:
+        """The entity a name, alias or id names for a caller who sees ``scopes`` (its own first),
+        or NotFound."""
         name = check.text(entity, "entity", max_bytes=200)
         found = (
             self.stores.entities.get(name)
@@ -270,7 +273,7 @@ class Reader:
             raise NotFound(
                 f"no entity is called {check.shown(entity)} in this scope: search without the entity filter"
             )
-        return [found.id]
+        return found
 
 
 def _moment(value: str | None, now: datetime, name: str) -> datetime | None:
@@ -283,14 +286,3 @@ def _moment(value: str | None, now: datetime, name: str) -> datetime | None:
     except InvalidInput as err:
         raise InvalidInput(f"{name}: {err}") from None
     return end if start == end else end - timedelta(microseconds=1)
-
-
-def _measured(out: RecallOut, count: Callable[[str], int]) -> RecallOut:
-    """``out`` with ``tokens`` set to the tokens of its own text (which holds that number)."""
-    tokens = 0
-    for _ in range(4):  # the number's own tokens can change the count; it settles at once
-        measured = count(replies.text(out.model_copy(update={"tokens": tokens})))
-        if measured == tokens:
-            break
-        tokens = measured
-    return out.model_copy(update={"tokens": max(tokens, measured)})

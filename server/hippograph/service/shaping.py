@@ -5,8 +5,11 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypeVar
 
+from pydantic import BaseModel
+
+from hippograph.domain import replies
 from hippograph.domain.models import Entity, Fact, FactOut, SearchHit
 
 Clock = Callable[[], datetime]
@@ -130,3 +133,17 @@ def why(reasons: dict[str, Any]) -> str:
         else:
             parts.append(f"{channel} #{detail['rank']}")
     return ", ".join(parts) or "matched"
+
+
+Measured = TypeVar("Measured", bound=BaseModel)
+
+
+def measured(out: Measured, count: Callable[[str], int]) -> Measured:
+    """``out`` with its ``tokens`` field set to the tokens of its own text (which holds that number)."""
+    tokens = 0
+    for _ in range(4):  # the number's own tokens can change the count; it settles at once
+        measure = count(replies.text(out.model_copy(update={"tokens": tokens})))
+        if measure == tokens:
+            break
+        tokens = measure
+    return out.model_copy(update={"tokens": max(tokens, measure)})

@@ -1,0 +1,77 @@
+"""Entity profiles: what memory holds about one entity, shaped for a model's context window.
+
+A profile is read from one search restricted to the entity (so it ranks, scopes and hides what
+search does), then laid out: the facts best first, the entities named with them, the dated ones
+in order, what replaced what, what is contradicted. The whole reply fits ``budget_tokens``: the
+lowest-ranked facts go first, and every other section names only facts the reply still holds.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+
+from hippograph.domain import validation as check
+from hippograph.domain.errors import InvalidInput
+from hippograph.domain.models import SearchHit
+from hippograph.domain.profile import (
+    EntityProfileOut,
+    ProfileChange,
+    ProfileContest,
+    ProfileEvent,
+    ProfileFact,
+    RelatedEntity,
+)
+from hippograph.domain.visibility import visible_scopes
+from hippograph.service.reads import Reader
+from hippograph.service.shaping import measured
+from hippograph.service.stores import Stores
+
+_MIN_BUDGET = 100  # room for the frame and a fact or two
+_RELATED = 10  # most related entities listed
+
+
+class Profiles:
+    """profile: one entity's facts and their connections, within a token budget."""
+
+    def __init__(self, stores: Stores, reader: Reader) -> None:
+        self.stores = stores
+        self._reader = reader
+
+    def profile(self, name: str, scope: str | None = None, budget_tokens: int = 800) -> EntityProfileOut:
+        if budget_tokens < _MIN_BUDGET:
+            raise InvalidInput(
+                f"budget_tokens must be at least {_MIN_BUDGET} (room for the frame and a fact), "
+                f"got {budget_tokens}"
+            )
+        scope = check.scope(scope)
+        entity = self._reader.entity(name, visible_scopes(scope))
+        hits = self._reader.search(
+            entity.name, entity=entity.id, scope=scope, limit=self.stores.settings.max_limit, detail=True
+        ).results
+        frame = {"name": entity.name, "type": entity.type, "scope": entity.scope}
+        count = self.stores.embedder.count_tokens
+        kept = len(hits)
+        while True:
+            out = measured(_laid_out(frame, hits[:kept], entity.name), count)
+            if out.tokens <= budget_tokens or kept == 0:
+                return out
+            # Keep the share of facts the budget holds of what they cost, at least one fewer.
+            kept = min(kept - 1, kept * budget_tokens // out.tokens)
+
+
+def _laid_out(frame: dict[str, str], hits: Sequence[SearchHit], name: str) -> EntityProfileOut:
+    own = name.casefold()
+    related = Counter(other for hit in hits for other in set(hit.entities) if other.casefold() != own)
+    dated = sorted((hit.event_time, hit.id) for hit in hits if hit.event_time)
+    return EntityProfileOut(
+        **frame,
+        facts=[ProfileFact(id=hit.id, content=hit.content, status=hit.status, time=hit.time) for hit in hits],
+        related=[RelatedEntity(name=n, facts=c) for n, c in related.most_common(_RELATED)],
+        timeline=[ProfileEvent(id=fid, time=time) for time, fid in dated],
+        changed=[ProfileChange(id=hit.id, replaces=hit.replaces) for hit in hits if hit.replaces],
+        contested=[
+            ProfileContest(id=hit.id, contested_by=hit.contested_by) for hit in hits if hit.contested_by
+        ],
+        tokens=0,
+    )
