@@ -69,3 +69,34 @@ def test_a_budget_too_small_for_any_fact_is_refused(memory: Memory) -> None:
 async def test_an_unknown_entity_says_how_to_read_one_of_another_scope(client: Client) -> None:
     with pytest.raises(Exception, match=r"no entity is called 'Nobody'"):
         await client.read_resource("memory://entity/Nobody")
+
+
+async def test_a_summary_written_through_the_prompt_shows_in_the_profile_apart_from_the_facts(
+    client: Client,
+) -> None:
+    first = await _call(client, "remember", content="Ilse maintains the payments gateway", entities=["Ilse"])
+    prompt = await client.get_prompt("summarize_entity", {"name": "Ilse"})
+    text = prompt.messages[0].content.text  # type: ignore[union-attr]
+    assert "Ilse maintains the payments gateway" in text and first["id"] in text  # the profile
+    assert 'remember(content=<the summary>, entities=["Ilse"], tags=["summary"])' in text
+    summary = await _call(
+        client, "remember", content="Ilse owns payments end to end", entities=["Ilse"], tags=["summary"]
+    )
+    later = await _call(client, "remember", content="Ilse moved to the Oslo office", entities=["Ilse"])
+
+    profile = await _profile(client, "memory://entity/Ilse")
+    assert profile["summary"]["id"] == summary["id"] and profile["summary"]["newer_facts"] == 1
+    assert summary["id"] not in {f["id"] for f in profile["facts"]}  # shown once
+    assert later["id"] in {f["id"] for f in profile["facts"]}
+    again = (await client.get_prompt("summarize_entity", {"name": "Ilse"})).messages[0].content.text  # type: ignore[union-attr]
+    assert f'correct(fact_id="{summary["id"]}"' in again  # a new summary replaces the old one
+
+
+async def test_a_profile_with_no_summary_leaves_the_key_out(client: Client) -> None:
+    await _call(client, "remember", content="Tove tests the mobile app", entities=["Tove"])
+    assert "summary" not in await _profile(client, "memory://entity/Tove")
+
+
+async def test_summarizing_an_unknown_entity_is_the_clients_mistake(client: Client) -> None:
+    with pytest.raises(Exception, match="no entity is called 'Nobody'"):
+        await client.get_prompt("summarize_entity", {"name": "Nobody"})

@@ -96,6 +96,13 @@ similar fact, judge it: the same in other words, remember again with restates=<i
 value, correct that fact. Skip passing details and secrets. \
 Then list what you saved or corrected, in one line each."""
 
+SUMMARY_PROMPT = """\
+Summarize what memory holds about {name} in two to four sentences: who or what it is, what is \
+current, what changed. Use only the profile below; say nothing it does not hold. Then store the \
+summary: {store}
+
+{profile}"""
+
 
 # A long call's progress, for clients that ask: what it is doing, then what it found.
 _PROGRESS: dict[str, tuple[str, Callable[[Any], str]]] = {
@@ -394,8 +401,8 @@ def _resource_error(err: HippographError) -> Exception:
 
 
 def _add_prompts(server: MemoryServer, memory: MemoryAPI, scope: str) -> None:
-    """The two prompts (recall a topic, save the conversation) and completions for their and the
-    resource templates' arguments: entity names, and scopes."""
+    """The prompts (recall a topic, summarize an entity, save the conversation) and completions for
+    their and the resource templates' arguments: entity names, and scopes."""
 
     @server.prompt("what_do_you_know", title="What do you know about...")
     async def what_do_you_know(
@@ -412,6 +419,21 @@ def _add_prompts(server: MemoryServer, memory: MemoryAPI, scope: str) -> None:
             f"Memory's recall for {topic}:\n{recalled}" if recalled else f"Recall found nothing on {topic}."
         )
         return RECALL_PROMPT.format(topic=topic, context=context)
+
+    @server.prompt("summarize_entity", title="Summarize an entity")
+    async def summarize_entity(
+        name: Annotated[str, Field(description="A person, project or thing memory knows, e.g. Alice.")],
+    ) -> str:
+        """Write a short summary of an entity from its profile and store it as a fact about it."""
+        try:
+            profile = await anyio.to_thread.run_sync(lambda: memory.profile(name, scope=scope))
+        except (NotFound, InvalidInput) as err:  # the client's mistake: invalid params, saying why
+            raise MCPError(INVALID_PARAMS, str(err)) from err
+        if profile.summary is not None:
+            store = f'correct(fact_id="{profile.summary.id}", content=<the summary>) replaces the older one.'
+        else:
+            store = f'remember(content=<the summary>, entities=["{profile.name}"], tags=["summary"]).'
+        return SUMMARY_PROMPT.format(name=profile.name, store=store, profile=replies.text(profile))
 
     @server.prompt("save_decisions", title="Save this session's decisions")
     def save_decisions(
@@ -431,7 +453,8 @@ def _add_prompts(server: MemoryServer, memory: MemoryAPI, scope: str) -> None:
         if argument.name == "scope" and isinstance(ref, ResourceTemplateReference):
             of, within = "scope", None
         elif (
-            isinstance(ref, PromptReference) and (ref.name, argument.name) == ("what_do_you_know", "topic")
+            isinstance(ref, PromptReference)
+            and (ref.name, argument.name) in (("what_do_you_know", "topic"), ("summarize_entity", "name"))
         ) or (
             isinstance(ref, ResourceTemplateReference)
             and (ref.uri, argument.name) == (ENTITY_TEMPLATE, "name")

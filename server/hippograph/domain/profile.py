@@ -32,6 +32,13 @@ class ProfileContest(BaseModel):
     contested_by: list[str] = Field(description="Ids of active facts that contradict it.")
 
 
+class ProfileSummary(BaseModel):
+    id: str = Field(description="The summary fact (tagged summary): replace it with correct.")
+    content: str
+    time: str = Field(description="When it was stored (ISO 8601, UTC).")
+    newer_facts: int = Field(description="Facts of the profile stored after it: what it does not cover.")
+
+
 class EntityProfileOut(BaseModel):
     name: str
     type: str
@@ -41,4 +48,9 @@ class EntityProfileOut(BaseModel):
     timeline: list[ProfileEvent] = Field(default_factory=list, description="Its dated facts, oldest first.")
     changed: list[ProfileChange] = Field(default_factory=list, description="Values that replaced others.")
     contested: list[ProfileContest] = Field(default_factory=list)
+    summary: ProfileSummary | None = Field(
+        default=None,
+        description="The newest fact about it tagged summary, written by a model (prompt summarize_entity).",
+        exclude_if=lambda value: value is None,
+    )
     tokens: int = Field(description="Tokens of this whole reply as sent (the embedding model's tokenizer).")

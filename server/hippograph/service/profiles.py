@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
+from functools import partial
+from typing import Any
 
 from hippograph.domain import validation as check
 from hippograph.domain.errors import InvalidInput
@@ -20,6 +22,7 @@ from hippograph.domain.profile import (
     ProfileContest,
     ProfileEvent,
     ProfileFact,
+    ProfileSummary,
     RelatedEntity,
 )
 from hippograph.domain.visibility import visible_scopes
@@ -27,6 +30,9 @@ from hippograph.service.reads import Reader
 from hippograph.service.shaping import measured
 from hippograph.service.stores import Stores
 
+# A summary of an entity is a fact about it with this tag, written by the caller's model
+# (prompt summarize_entity): the profile shows the newest, apart from the other facts.
+SUMMARY_TAG = "summary"
 _MIN_BUDGET = 100  # room for the frame and a fact or two
 _RELATED = 10  # most related entities listed
 
@@ -46,10 +52,20 @@ class Profiles:
             )
         scope = check.scope(scope)
         entity = self._reader.entity(name, visible_scopes(scope))
-        hits = self._reader.search(
-            entity.name, entity=entity.id, scope=scope, limit=self.stores.settings.max_limit, detail=True
-        ).results
-        frame = {"name": entity.name, "type": entity.type, "scope": entity.scope}
+        limit = self.stores.settings.max_limit
+        about = partial(self._reader.search, entity.name, entity=entity.id, scope=scope, limit=limit)
+        hits = about(detail=True).results
+        summaries = about(detail=True, tags=[SUMMARY_TAG]).results
+        hits = [hit for hit in hits if SUMMARY_TAG not in hit.tags]
+        frame: dict[str, Any] = {"name": entity.name, "type": entity.type, "scope": entity.scope}
+        if summaries:
+            newest = max(summaries, key=lambda hit: (hit.created_at or "", hit.id))
+            frame["summary"] = ProfileSummary(
+                id=newest.id,
+                content=newest.content,
+                time=newest.created_at or newest.time,
+                newer_facts=sum((hit.created_at or "") > (newest.created_at or "") for hit in hits),
+            )
         count = self.stores.embedder.count_tokens
         kept = len(hits)
         while True:
@@ -60,7 +76,7 @@ class Profiles:
             kept = min(kept - 1, kept * budget_tokens // out.tokens)
 
 
-def _laid_out(frame: dict[str, str], hits: Sequence[SearchHit], name: str) -> EntityProfileOut:
+def _laid_out(frame: dict[str, Any], hits: Sequence[SearchHit], name: str) -> EntityProfileOut:
     own = name.casefold()
     related = Counter(other for hit in hits for other in set(hit.entities) if other.casefold() != own)
     dated = sorted((hit.event_time, hit.id) for hit in hits if hit.event_time)
