@@ -188,3 +188,14 @@ def test_a_restatement_is_found_wherever_the_index_holds_the_first(memory: Memor
     indexed = memory.remember(PREFERENCE)
     assert [o.id for o in (buffered, written, indexed)] == [first.id] * 3
     assert indexed.corroborations == 4 and active(memory) == [PREFERENCE]
+
+
+def test_a_correction_is_no_longer_about_the_name_it_replaced(memory: Memory) -> None:
+    old = memory.remember("Mara leads the Atlas team", entities=["Mara", "Atlas"])
+    new = memory.correct("Mara leads the Orion team", fact_id=old.id)
+    names = {e.name for e in new.linked_entities}
+    assert "Mara" in names and "Atlas" not in names
+    # A correction that rewords more than one slot keeps what the old fact was about.
+    told = memory.remember("Alice lives in Berlin", entities=["Alice"])
+    moved = memory.correct("She moved to Lisbon last spring", fact_id=told.id)
+    assert "Alice" in {e.name for e in moved.linked_entities}

@@ -352,6 +352,12 @@ def one_slot_apart(a: str, b: str) -> bool:
     share before and after one differing span outnumber the words of that span, on each side
     ("Send the report to Dana every Monday" / "... to Felix every Monday"). Such a pair is about
     one claim however far apart the embedding puts it (a name weighs much in a sentence vector)."""
+    return slot_change(a, b) is not None
+
+
+def slot_change(a: str, b: str) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
+    """The words (casefolded) of the one slot ``a`` and ``b`` fill differently, as ``a`` and as
+    ``b`` fill it, when they are one slot apart (``one_slot_apart``); else None."""
     x = [t.group().casefold() for t in _TOKEN.finditer(a)]
     y = [t.group().casefold() for t in _TOKEN.finditer(b)]
     shared = 0
@@ -361,7 +367,14 @@ def one_slot_apart(a: str, b: str) -> bool:
     while tail < min(len(x), len(y)) - shared and x[-1 - tail] == y[-1 - tail]:
         tail += 1
     left, right = len(x) - shared - tail, len(y) - shared - tail
-    return 0 < left < shared + tail and 0 < right < shared + tail
+    if 0 < left < shared + tail and 0 < right < shared + tail:
+        return tuple(x[shared : len(x) - tail]), tuple(y[shared : len(y) - tail])
+    return None
+
+
+def words(text: str) -> tuple[str, ...]:
+    """The words of ``text`` as ``slot_change`` reads them (casefolded)."""
+    return tuple(t.group().casefold() for t in _TOKEN.finditer(text))
 
 
 def _same_claim(new: Fact, old: Fact) -> bool:

@@ -426,9 +426,13 @@ class Writer:
             )
         old = self.stores.fact(fact_id, scope) if fact_id is not None else self._the_one(query or "", scope)
         lc.check_correctable(old, self.stores.current_version(old))
-        # The corrected fact keeps what the old one was about, except the value it got wrong.
+        # The corrected fact keeps what the old one was about, except the value it got wrong: its
+        # object, or a name that filled the one slot the new text fills differently ("Mara leads
+        # the Atlas team" -> "... the Orion team": not about Atlas any more).
         about = self.stores.graph.view(EVERYWHERE).entity_names_for([old.id]).get(old.id, [])
-        names = [n for n in about if n != old.object]
+        change = sameness.slot_change(old.content, content) if isinstance(content, str) else None
+        gone = set(change[0]) - set(change[1]) if change else set()
+        names = [n for n in about if n != old.object and not (gone and set(sameness.words(n)) <= gone)]
         inherited: dict[str, Any] = {
             "kind": old.kind.value,
             "tags": list(old.tags),
