@@ -5,6 +5,9 @@ assembled once into a cache data dirs share.
 
 from __future__ import annotations
 
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -67,3 +70,28 @@ def test_the_model_assembles_once_into_a_shared_dir_and_a_damaged_copy_is_replac
     assert assemble_default_model(models) == target
     assert sorted(p.name for p in models.iterdir()) == [target.name]  # no staging dir left behind
     assert FastEmbedder(DEFAULT_MODEL, models).dim == 384
+
+
+def test_a_ctrl_c_swallowed_by_a_callback_reaches_the_main_thread_again() -> None:
+    # A Ctrl-C landing in a callback Python runs for itself (an import lock's weakref callback,
+    # seen under load at start-up) was printed as "Exception ignored ... Traceback" and dropped.
+    script = """
+import sys, time, weakref
+import hippograph.__main__ as entry
+sys.unraisablehook = entry.deliver_again
+class Thing: pass
+thing = Thing()
+def callback(ref): raise KeyboardInterrupt
+kept = weakref.ref(thing, callback)
+try:
+    del thing
+    time.sleep(30)
+    print("not interrupted")
+except KeyboardInterrupt:
+    print("interrupted")
+"""
+    started = time.monotonic()
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert done.stdout.strip() == "interrupted", done
+    assert time.monotonic() - started < 20  # the sleep was cut short, as by a Ctrl-C
+    assert "Traceback" not in done.stderr, done.stderr

@@ -2,14 +2,35 @@
 
 Nothing heavy is imported here: a Ctrl-C that lands while the server's modules still load (a
 few seconds on a busy machine) is caught like one that lands later, instead of ending in a
-traceback of whichever import it interrupted.
+traceback of whichever import it interrupted. One that lands inside a callback Python runs for
+itself (an import lock's weakref callback) cannot propagate from there: Python would print it as
+"Exception ignored" and drop it; ``deliver_again`` sends it to the main thread again instead.
 """
 
+import _thread
+import contextlib
 import os
+import signal
 import sys
+import threading
+from typing import Any
+
+
+def deliver_again(unraisable: Any, *, previous: Any = sys.unraisablehook) -> None:
+    """``sys.unraisablehook``: a Ctrl-C swallowed by a callback is raised again in the main thread
+    (where the command handles it); anything else is reported as Python would."""
+    if isinstance(unraisable.exc_value, KeyboardInterrupt):
+        # A real SIGINT to the main thread, sent from another one: raised in the main thread
+        # itself it would end in this hook, and only a signal wakes a main thread that waits.
+        main_thread = threading.main_thread().ident or 0
+        with contextlib.suppress(RuntimeError):  # at interpreter shutdown: stopping anyway
+            _thread.start_new_thread(signal.pthread_kill, (main_thread, signal.SIGINT))
+        return
+    previous(unraisable)
 
 
 def main() -> int:
+    sys.unraisablehook = deliver_again
     try:
         from hippograph.cli import main as run
 
