@@ -358,8 +358,7 @@ def one_slot_apart(a: str, b: str) -> bool:
 def slot_change(a: str, b: str) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
     """The words (casefolded) of the one slot ``a`` and ``b`` fill differently, as ``a`` and as
     ``b`` fill it, when they are one slot apart (``one_slot_apart``); else None."""
-    x = [t.group().casefold() for t in _TOKEN.finditer(a)]
-    y = [t.group().casefold() for t in _TOKEN.finditer(b)]
+    x, y = words(a), words(b)
     shared = 0
     while shared < min(len(x), len(y)) and x[shared] == y[shared]:
         shared += 1
@@ -368,7 +367,7 @@ def slot_change(a: str, b: str) -> tuple[tuple[str, ...], tuple[str, ...]] | Non
         tail += 1
     left, right = len(x) - shared - tail, len(y) - shared - tail
     if 0 < left < shared + tail and 0 < right < shared + tail:
-        return tuple(x[shared : len(x) - tail]), tuple(y[shared : len(y) - tail])
+        return x[shared : len(x) - tail], y[shared : len(y) - tail]
     return None
 
 

@@ -19,6 +19,8 @@ from contextlib import contextmanager
 
 from hippograph.domain.errors import Closing
 
+_CLOSING = "this memory is closing: send the call again (the next owner answers it)"
+
 
 class CallsInFlight:
     """A count of running calls, and a gate that shuts once closing begins."""
@@ -45,7 +47,7 @@ class CallsInFlight:
         """Count one call while it runs; refuse it with ``Closing`` once closing has begun."""
         with self._changed:
             if self._closing:
-                raise Closing("this memory is closing: send the call again (the next owner answers it)")
+                raise Closing(_CLOSING)
             self._running += 1
         try:
             yield
@@ -76,7 +78,7 @@ class WriteLock:
     def __enter__(self) -> None:
         while not self._lock.acquire(timeout=_GIVE_WAY_POLL_S):
             if self.give_way():
-                raise Closing("this memory is closing: send the call again (the next owner answers it)")
+                raise Closing(_CLOSING)
 
     def __exit__(self, *_: object) -> None:
         self._lock.release()

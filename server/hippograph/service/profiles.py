@@ -69,15 +69,15 @@ class Profiles:
         count = self.stores.embedder.count_tokens
         kept = len(hits)
         while True:
-            out = measured(_laid_out(frame, hits[:kept], entity.name), count)
+            out = measured(_laid_out(frame, hits[:kept]), count)
             if out.tokens <= budget_tokens or kept == 0:
                 return out
             # Keep the share of facts the budget holds of what they cost, at least one fewer.
             kept = min(kept - 1, kept * budget_tokens // out.tokens)
 
 
-def _laid_out(frame: dict[str, Any], hits: Sequence[SearchHit], name: str) -> EntityProfileOut:
-    own = name.casefold()
+def _laid_out(frame: dict[str, Any], hits: Sequence[SearchHit]) -> EntityProfileOut:
+    own = frame["name"].casefold()
     related = Counter(other for hit in hits for other in set(hit.entities) if other.casefold() != own)
     dated = sorted((hit.event_time, hit.id) for hit in hits if hit.event_time)
     return EntityProfileOut(
