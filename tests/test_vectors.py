@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import threading
 import time
 from datetime import UTC, datetime
@@ -154,3 +156,19 @@ def test_cosines_of_no_rows_is_empty_as_while_a_damaged_table_is_refilled() -> N
     assert cosines(schema.empty_table(), np.ones(4, dtype=np.float32)) == {}
     row = pa.table({"id": ["f_1"], "vector": [[1.0, 0.0, 0.0, 0.0]]}, schema=schema)
     assert cosines(row, np.ones(4, dtype=np.float32)) == {"f_1": 0.5}
+
+
+def test_lancedb_opens_without_its_rest_client_which_still_loads_when_asked_for(tmp_path: Path) -> None:
+    # A cold start waits for the stores' open: the REST namespace client's API classes
+    # (~1.6 s of import) are not loaded for it, and the package still works when used.
+    probe = f"""
+import sys
+from hippograph.store.lance_tables import connect
+connect({str(tmp_path)!r}).create_table("t", data=[{{"x": 1}}])
+assert not [m for m in sys.modules if m.startswith("lance_namespace_urllib3_client.api")], "API loaded"
+from lance_namespace_urllib3_client import ApiClient, TableApi
+assert ApiClient.__name__ == "ApiClient" and TableApi.__name__ == "TableApi"
+print("ok")
+"""
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
+    assert done.stdout.strip() == "ok", done.stderr

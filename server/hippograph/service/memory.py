@@ -260,6 +260,11 @@ class Memory(MemoryAPI):
         except IndexDamaged:
             self._repair_index_soon()
             raise
+        finally:
+            # Only writes use the recogniser (~1 s of imports, holding the GIL): loading it after
+            # the first call, not beside it, keeps it out of a cold start's first answer; a write
+            # that comes first loads it itself. Again: nothing.
+            self.stores.names.start()
 
     def _repair_index_soon(self) -> None:
         """Rebuild damaged vector tables in the background (once at a time); calls meanwhile fail
@@ -335,9 +340,8 @@ class Memory(MemoryAPI):
     # ------------------------------------------------------------ lifetime
 
     def start_background(self) -> None:
-        """Run maintenance, and tune the indexes, on intervals (for long-lived servers); load the
-        NER model now, so the first write need not wait for it."""
-        self.stores.names.start()
+        """Run maintenance, and tune the indexes, on intervals (for long-lived servers). The
+        NER model starts loading once the first call is answered (see ``_run``)."""
         if self.settings.maintenance_interval_s > 0:
             self._spawn("hippograph-maintenance", self.settings.maintenance_interval_s, self.maintain)
         self._spawn("hippograph-index", 60.0, self.tune_indexes, first_run=True)

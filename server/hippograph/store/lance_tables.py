@@ -8,9 +8,12 @@ for the same model under an older layout, carried over and cast.
 from __future__ import annotations
 
 import functools
+import importlib.util
 import json
 import logging
 import os
+import sys
+import threading
 import warnings
 from collections.abc import Callable
 from datetime import timedelta
@@ -31,6 +34,9 @@ _METADATA_CACHE_BYTES = 8 << 20
 # Index pages (IVF-HNSW partitions, full-text and scalar indexes) beyond this are read from disk.
 _INDEX_CACHE_BYTES = 256 << 20
 
+# LanceDB's REST namespace client (OpenAPI-generated), entered lazily: see _import_lancedb.
+_NAMESPACE_CLIENT = "lance_namespace_urllib3_client"
+_IMPORTING = threading.Lock()
 _META_KEY = b"hippograph"
 _ARROW_TYPES = {
     "string": pa.string(),
@@ -48,10 +54,7 @@ _SCALAR_INDEXES = {"btree": "BTree", "bitmap": "Bitmap", "label_list": "LabelLis
 
 def connect(path: Path) -> Any:
     """A LanceDB connection to the directory ``path``, with bounded caches."""
-    # Imported here, not with this module: the import takes ~1.1 s (0.9 of it LanceDB's REST
-    # namespace client, unused here), and a server imports this module before it answers
-    # MCP initialize but opens the stores in the background.
-    import lancedb
+    lancedb = _import_lancedb()
 
     # Lance's index statistics leave out the IVF centroids (its announced future default): a
     # server's log then lacks the warning Lance prints to stderr on every first ANN index use.
@@ -60,6 +63,36 @@ def connect(path: Path) -> Any:
         index_cache_size_bytes=_INDEX_CACHE_BYTES, metadata_cache_size_bytes=_METADATA_CACHE_BYTES
     )
     return lancedb.connect(str(path), session=session)
+
+
+def _import_lancedb() -> Any:
+    """``import lancedb``, without running its REST namespace client's package ``__init__``.
+
+    Imported here, not with this module: a server imports this module before it answers MCP
+    initialize but opens the stores in the background, and the stores' open is what a cold
+    start's first call waits for. ``import lancedb`` took ~1.7 s, half of it in the API classes
+    of ``lance_namespace_urllib3_client`` (each method wrapped by pydantic's ``validate_call`` at
+    import), which its package ``__init__`` imports eagerly although only the REST namespace
+    (never used here) calls them: ~0.8 s without them. The package is entered without its ``__init__``: its
+    submodules (the models lancedb imports) load as usual, and the first use of a name the
+    ``__init__`` defines runs it then.
+    """
+    with _IMPORTING:
+        spec = None if _NAMESPACE_CLIENT in sys.modules else importlib.util.find_spec(_NAMESPACE_CLIENT)
+        if spec is not None and spec.loader is not None and spec.submodule_search_locations is not None:
+            package = importlib.util.module_from_spec(spec)
+            loader = spec.loader
+
+            def load_on_first_use(name: str) -> Any:
+                delattr(package, "__getattr__")  # set below
+                loader.exec_module(package)
+                return getattr(package, name)
+
+            setattr(package, "__getattr__", load_on_first_use)  # noqa: B010 (a module attribute)
+            sys.modules[_NAMESPACE_CLIENT] = package
+        import lancedb
+
+    return lancedb
 
 
 def _arrow_schema(table: str, dim: int, model: str) -> pa.Schema:
