@@ -222,9 +222,13 @@ class Writer:
         ]
         vectors = self.stores.embedder.embed(texts)
         # Outside the lock: the recogniser's ~2 ms a fact holds up no other writer.
-        names = self.stores.names.find_many([fact.content for fact in facts])
+        # Outside the lock: finding and typing names (~2 ms a fact, more for a new name) holds up
+        # no other writer.
+        contents = [fact.content for fact in facts]
         names = self.stores.typer.retype(
-            names, lambda i, name: self.stores.entities.resolve(name.text, facts[i].scope) is not None
+            contents,
+            self.stores.names.find_many(contents),
+            lambda i, name: self.stores.entities.resolve(name.text, facts[i].scope) is not None,
         )
         with self.stores.write_lock:
             keys = {key for fact in facts if (key := claim_key(fact.subject, fact.predicate, fact.scope))}
