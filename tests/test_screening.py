@@ -73,7 +73,7 @@ def _attempts(memory: Memory) -> dict[str, Attempt]:
     topics = iter(
         "Bob likes green tea|Bob's bike is red|Bob flies to Oslo in May|Bob learns Portuguese|"
         "Bob's cat is called Miso|Bob plays the cello|Bob works from Lisbon|Bob reads sci-fi|"
-        "Bob owns a blue kayak|Bob bakes rye bread".split("|")
+        "Bob owns a blue kayak|Bob bakes rye bread|Never let Bob near the espresso machine".split("|")
     )
 
     def remember(**fields: Any) -> Callable[[str], object]:
@@ -106,6 +106,7 @@ def _attempts(memory: Memory) -> dict[str, Attempt]:
         "remember predicate": Attempt("predicate", False, remember(subject="Bob", predicate="TOKEN")),
         "remember object": Attempt("object", True, remember(subject="Bob", predicate="key", object="TOKEN")),
         "remember tag": Attempt("tags[0]", False, remember(tags=["TOKEN"])),
+        "remember trigger": Attempt("triggers[0]", False, remember(kind="negative", triggers=["TOKEN"])),
         "remember entity": Attempt("entities[0]", False, remember(entities=["TOKEN"])),
         "remember scope": Attempt("scope", False, remember(scope="project:TOKEN")),
         "remember session": Attempt("session_id", False, remember(session_id="TOKEN")),

@@ -137,6 +137,13 @@ class MemoryAPI:
                 "words: that fact is strengthened (corroborated=true) and nothing new is stored."
             ),
         ] = None,
+        triggers: Annotated[
+            list[str] | None,
+            Field(
+                description="kind='negative' only: words that, when a search or recall holds them, "
+                "return this memory as a warning, e.g. ['force push']."
+            ),
+        ] = None,
     ) -> RememberOut:
         """Store one durable fact, preference, decision or procedure. Known entities named in it
         are linked. Restating a stored fact strengthens it (the reply has its id and

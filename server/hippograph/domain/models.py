@@ -311,8 +311,18 @@ class SearchHit(BaseModel):
     )
 
 
+class WarningOut(BaseModel):
+    id: str
+    content: str
+    trigger: str = Field(description="The trigger's words, as the query or context holds them.")
+
+
+_WARNINGS = "Negative memories whose trigger the text holds, whatever their rank."
+
+
 class SearchOut(BaseModel):
     results: list[SearchHit]
+    warnings: list[WarningOut] = Field(default_factory=list, description=_WARNINGS, exclude_if=_empty)
     notes: list[str] = Field(default_factory=list, description="Anything degraded or worth knowing.")
 
 
@@ -382,6 +392,7 @@ class RecallOut(BaseModel):
     narrative: str = Field(description="Markdown: facts by entity, then entities, timeline, evidence.")
     fact_ids: list[str] = Field(default_factory=list, description="The facts it shows, best first.")
     tokens: int = Field(description="Tokens of this whole reply as sent (the embedding model's tokenizer).")
+    warnings: list[WarningOut] = Field(default_factory=list, description=_WARNINGS, exclude_if=_empty)
     notes: list[str] = Field(default_factory=list)
 
 

@@ -13,6 +13,7 @@ from hippograph.domain import lifecycle as lc
 from hippograph.domain import validation as check
 from hippograph.domain.errors import InvalidInput
 from hippograph.domain.models import Fact, FactKind, FactStatus, Provenance, Source, TtlPolicy
+from hippograph.domain.triggers import as_tag as trigger_tag
 from hippograph.service.shaping import new_id
 from hippograph.service.stores import Stores
 from hippograph.text.time_phrases import parse_event_time
@@ -20,7 +21,7 @@ from hippograph.text.time_phrases import parse_event_time
 # remember's arguments: what each item of remember_many may hold.
 REMEMBER_FIELDS = (
     "content kind tags entities subject predicate object confidence source scope event_time session_id "
-    "evidence ttl"
+    "evidence ttl triggers"
 ).split()
 
 
@@ -58,6 +59,7 @@ def build_fact(
     session_id: str | None,
     evidence: str | None,
     ttl: str | None,
+    triggers: Sequence[str] | None = None,
     provenance: Provenance | None = None,
 ) -> tuple[Fact, tuple[str, ...]]:
     """Validate everything a caller sent; build the fact (not yet stored)."""
@@ -79,10 +81,12 @@ def build_fact(
             raise InvalidInput("event_time must be a string: send ISO 8601, e.g. 2024-05-08")
     now = stores.clock()
     user = fact_source is Source.USER_EDIT
+    fact_kind = check.choice(kind, FactKind, "kind", FactKind.FACT)
+    trigger_tags = _trigger_tags(triggers, fact_kind, max_count=s.max_tags_per_call)
     fact = Fact(
         id=new_id("f"),
         content=content,
-        kind=check.choice(kind, FactKind, "kind", FactKind.FACT),
+        kind=fact_kind,
         status=FactStatus.STAGED,
         confidence=check.confidence(confidence, default=1.0 if user else 0.8),
         source=fact_source,
@@ -95,9 +99,26 @@ def build_fact(
         subject=subject,
         predicate=predicate,
         object=object,
-        tags=check.tags(tags, max_count=s.max_tags_per_call),
+        tags=tuple(dict.fromkeys((*check.tags(tags, max_count=s.max_tags_per_call), *trigger_tags))),
         session_id=check.session_id(session_id),
         evidence=check.optional_text(evidence, "evidence", max_bytes=s.max_content_bytes),
     )
     names = check.names(entities, "entities", max_count=s.max_entities_per_call)
     return lc.admit(fact, now, stores.policy), names
+
+
+def _trigger_tags(values: str | Sequence[str] | None, kind: FactKind, *, max_count: int) -> tuple[str, ...]:
+    """The tags that keep a negative memory's triggers (``domain.triggers``)."""
+    if not values:
+        return ()
+    if kind is not FactKind.NEGATIVE:
+        raise InvalidInput(
+            "triggers are for kind='negative' memories (what not to do): send kind='negative' too, "
+            "or leave triggers out"
+        )
+    listed = [values] if isinstance(values, str) else list(values)
+    if len(listed) > max_count:
+        raise InvalidInput(
+            f"{len(listed)} triggers is over the limit of {max_count}: send the most telling ones"
+        )
+    return tuple(dict.fromkeys(trigger_tag(value) for value in listed))

@@ -10,7 +10,7 @@ import difflib
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 
-from hippograph.domain import replies
+from hippograph.domain import replies, triggers
 from hippograph.domain import validation as check
 from hippograph.domain.errors import InvalidInput, NotFound
 from hippograph.domain.models import (
@@ -24,6 +24,7 @@ from hippograph.domain.models import (
     FactStatus,
     RecallOut,
     SearchOut,
+    WarningOut,
 )
 from hippograph.domain.visibility import visible_scopes
 from hippograph.retrieval.ranking import Lookback
@@ -124,7 +125,7 @@ class Reader:
             )
             for r in ranked
         ]
-        return SearchOut(results=results, notes=notes)
+        return SearchOut(results=results, warnings=self._warnings(view, query), notes=notes)
 
     def recall(
         self, context: str, *, budget_tokens: int | None = None, scope: str | None = None, limit: int = 20
@@ -159,7 +160,7 @@ class Reader:
             Profile(e.name, e.type, e.summary, e.aliases, e.mention_count)
             for e in sorted(mentioned.values(), key=lambda e: -e.mention_count)
         ]
-        return self._fit(context, narrative_facts, profiles, budget, found.notes)
+        return self._fit(context, narrative_facts, profiles, budget, found.notes, found.warnings)
 
     def names(self, prefix: str, of: str, scope: str | None = None, limit: int = 20) -> list[str]:
         limit = max(0, min(limit, self.stores.settings.max_limit))
@@ -197,6 +198,7 @@ class Reader:
         profiles: Sequence[Profile],
         budget: int,
         notes: list[str],
+        warnings: list[WarningOut],
     ) -> RecallOut:
         """The recall reply whose whole text (as ``replies.text`` sends it) fits ``budget`` tokens.
 
@@ -214,20 +216,39 @@ class Reader:
         def listed(fact_id: str) -> int:
             return count(replies.text([fact_id])) - 1  # the id quoted, and a comma for the brackets
 
-        frame = measured(RecallOut(narrative="", tokens=0, notes=notes), count)
+        frame = measured(RecallOut(narrative="", tokens=0, warnings=warnings, notes=notes), count)
         room = budget - frame.tokens - count(',"fact_ids":[]')
         for _ in range(_FIT_ROUNDS):
             narrative = build_narrative(context, facts, profiles, room, cost, listed)
             out = measured(
-                RecallOut(narrative=narrative.text, fact_ids=list(narrative.fact_ids), tokens=0, notes=notes),
+                RecallOut(
+                    narrative=narrative.text,
+                    fact_ids=list(narrative.fact_ids),
+                    tokens=0,
+                    warnings=warnings,
+                    notes=notes,
+                ),
                 count,
             )
             if out.tokens <= budget or not narrative.text:
                 break
             room -= out.tokens - budget
         if out.tokens > budget:  # only notes left to cut: what was degraded matters less than fitting
+            out = measured(RecallOut(narrative="", tokens=0, warnings=warnings), count)
+        if out.tokens > budget:
             out = measured(RecallOut(narrative="", tokens=0), count)
         return out
+
+    def _warnings(self, view: GraphView, text: str) -> list[WarningOut]:
+        """The active negative memories ``view`` sees whose trigger ``text`` holds."""
+        fired = triggers.fired(view.tagged(triggers.PREFIX, sorted(ACTIVE_STATUSES)), text)
+        facts = self.stores.graph.get_facts(sorted({fact_id for fact_id, _ in fired}))
+        shown: dict[str, WarningOut] = {}
+        for fact_id, words in fired:
+            fact = facts.get(fact_id)
+            if fact is not None and fact.kind is FactKind.NEGATIVE and fact_id not in shown:
+                shown[fact_id] = WarningOut(id=fact_id, content=fact.content, trigger=words)
+        return list(shown.values())
 
     def _replaced(self, view: GraphView, fact_ids: Sequence[str]) -> dict[str, str]:
         """For each fact that superseded another the caller sees, the newest such one's content:

@@ -141,6 +141,7 @@ class Writer:
         evidence: str | None = None,
         ttl: str | None = None,
         restates: str | None = None,
+        triggers: Sequence[str] | None = None,
     ) -> RememberOut:
         fact, entity_names = build_fact(
             self.stores,
@@ -158,6 +159,7 @@ class Writer:
             session_id=session_id,
             evidence=evidence,
             ttl=ttl,
+            triggers=triggers,
         )
         if restates is not None:
             return self._restate(fact, restates)

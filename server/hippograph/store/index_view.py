@@ -227,6 +227,20 @@ class IndexView:
                     cursor.close()
         return rows
 
+    def tagged(self, prefix: str, statuses: Sequence[str]) -> list[tuple[str, str]]:
+        """(fact id, tag) of the facts seen here, of ``statuses``, with a tag that starts with
+        ``prefix``, oldest tagged first (a range of the tag index: a few rows in any store)."""
+        with self._x.lock:
+            seen, params = self._in_scope("f")
+            return self._rows(
+                "SELECT t.fact, t.tag FROM tag t JOIN fact f ON f.id = t.fact "
+                f"WHERE t.tag >= ? AND t.tag < ? AND f.status {_IN} AND {seen} ORDER BY t.seq",
+                prefix,
+                prefix[:-1] + chr(ord(prefix[-1]) + 1),  # the first text after every one with prefix
+                ids_param(statuses),
+                *params,
+            )
+
     def entity_names_for(self, fact_ids: Sequence[str]) -> dict[str, list[str]]:
         with self._x.lock:
             seen, params = self._in_scope("f", "e")
