@@ -7,7 +7,9 @@ an episode (``"user: ..."``, ``"assistant: ..."``) of the session through ``reme
 restatements corroborate as for any write, and secrets are screened by the same rule as every
 write. ``run_claude_code_hook`` answers Claude Code's hook events: at ``SessionStart`` it
 prints the project's recall (Claude Code adds a SessionStart hook's stdout to the context); at
-``Stop``, ``PreCompact`` and ``SessionEnd`` it captures the transcript.
+``UserPromptSubmit`` it prints the few stored facts the prompt finds with confidence and the
+warnings of negative memories it triggers (nothing when there are none); at ``Stop``,
+``PreCompact`` and ``SessionEnd`` it captures the transcript.
 
 How far a conversation was read (its mark) is kept in ``<data dir>/capture/``: one small file
 per (scope, session, transcript file) holding a line count and a digest of the last line read,
@@ -34,6 +36,7 @@ from hippograph.config import Settings
 from hippograph.domain import validation as check
 from hippograph.domain.errors import HippographError, InvalidInput, SecretDetected, StoreError
 from hippograph.domain.models import GLOBAL_SCOPE, FactKind
+from hippograph.retrieval.policy import RetrievalPolicy
 from hippograph.service import screening
 from hippograph.sharing.proxy import SharedMemory
 from hippograph.text import transcripts
@@ -42,6 +45,9 @@ from hippograph.text.time_phrases import parse_event_time
 FORMATS = ("claude-code", "plain")
 RECALL_BUDGET_TOKENS = 800  # a SessionStart hook's output is context the whole session pays for
 CAPTURE_EVENTS = ("Stop", "PreCompact", "SessionEnd")
+# A prompt's hook adds context to every prompt: a few facts, each cut to a few lines.
+PROMPT_FACTS = 3
+PROMPT_FACT_BYTES = 400
 _MARKS_DIR = "capture"
 _LOCK_WAIT_S = 50.0  # under Claude Code's 60 s hook timeout
 _TRUNCATED = " [... truncated: {kept} of {size} bytes kept]"
@@ -147,7 +153,7 @@ def run_claude_code_hook(
     if not isinstance(event, dict):
         raise CaptureError("hook input is not Claude Code's hook JSON object: run it from a Claude Code hook")
     name = event.get("hook_event_name")
-    if name != "SessionStart" and name not in CAPTURE_EVENTS:
+    if name not in ("SessionStart", "UserPromptSubmit", *CAPTURE_EVENTS):
         return []
     scope = project_scope(_text(event, "cwd", required=False))
     memory = open_memory(settings)
@@ -162,6 +168,9 @@ def run_claude_code_hook(
             if recalled.fact_ids:
                 stdout.write(f"What hippograph remembers for {scope}:\n\n{recalled.narrative.strip()}\n")
             return []
+        if name == "UserPromptSubmit":
+            stdout.write(_prompt_context(memory, _text(event, "prompt"), scope))
+            return []
         report = capture_file(
             memory,
             Path(_text(event, "transcript_path")),
@@ -172,6 +181,25 @@ def run_claude_code_hook(
         return report.skipped
     finally:
         memory.close()
+
+
+def _prompt_context(memory: SharedMemory, prompt: str, scope: str) -> str:
+    """What a prompt's hook adds to the context: the warnings it triggers, and its best facts
+    whose relevance clears the confident floor (``RetrievalPolicy.confident_relevance``); empty
+    when neither. A long prompt is searched by its start; an empty one adds nothing."""
+    try:
+        found = memory.search(prompt[: memory.settings.max_query_chars], limit=PROMPT_FACTS, scope=scope)
+    except InvalidInput:
+        return ""
+    floor = RetrievalPolicy().confident_relevance
+    lines = [f"- WARNING: {_fit(w.content, PROMPT_FACT_BYTES)} [{w.id}]" for w in found.warnings]
+    warned = {w.id for w in found.warnings}
+    lines += [
+        f"- {_fit(h.content, PROMPT_FACT_BYTES)} [{h.id}]"
+        for h in found.results
+        if h.relevance >= floor and h.id not in warned
+    ]
+    return f"hippograph remembers, for this prompt ({scope}):\n" + "\n".join(lines) + "\n" if lines else ""
 
 
 def _store(

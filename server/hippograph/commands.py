@@ -454,7 +454,8 @@ COMMANDS = (
     Command("stats", "counts of what memory holds", _json_argument, _on_memory(_stats)),
     Command(
         "hook",
-        "answer a client's hook event on stdin: recall at start, capture after",
+        "answer a client's hook event on stdin: recall at start, facts and warnings for a prompt, "
+        "capture after",
         _hook_arguments,
         _hook,
         creates=True,

@@ -87,6 +87,15 @@ def test_stop_stores_the_text_turns_once_and_session_start_recalls_them(
     assert start.returncode == 0, start.stderr
     assert "project:apollo" in start.stdout and "PostgreSQL 16" in start.stdout
 
+    def prompt(text: str) -> str:
+        event = {**json.loads(_event("UserPromptSubmit", transcript)), "prompt": text}
+        done = hippograph(data_dir, models_dir, "hook", "claude-code", stdin=json.dumps(event))
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    assert "PostgreSQL 16" in prompt("Which database does the apollo orders service use?")
+    assert prompt("Write a haiku about autumn leaves") == ""
+
 
 def test_events_it_ignores_print_nothing_and_bad_input_is_one_line(tmp_path: Path, models_dir: Path) -> None:
     data_dir = tmp_path / "data"
