@@ -38,6 +38,7 @@ from hippograph.retrieval.policy import RetrievalPolicy
 from hippograph.retrieval.ranking import Lookback, Ranked
 from hippograph.store.entity_index import EntityIndex
 from hippograph.store.seam import EdgeRow, Filter, GraphStore, GraphView, Hit, VectorStore, fact_row
+from hippograph.text.names import OWNER, about_owner
 from hippograph.text.query_intent import Intent, QueryPlan
 
 log = logging.getLogger(__name__)
@@ -83,6 +84,10 @@ class Retriever:
         for scope in scopes[:1]:
             for entity in self._entities.mentions(query, scope):
                 found[entity.id] = (entity, 1.0, "name")
+            # "What do I ...?" asks about the user: the owner entity, if the scope has one.
+            owner = self._entities.resolve(OWNER, scope) if about_owner(query) else None
+            if owner is not None:
+                found.setdefault(owner.id, (owner, 1.0, "name"))
         if self.policy.entity_vector_anchors:
             hits = self._vectors.vector_search(
                 "entities", vector, self.policy.entity_vector_anchors, Filter(scopes=scopes)

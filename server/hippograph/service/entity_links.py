@@ -4,7 +4,9 @@ Names in the text come from ``store.ner.NameFinder`` (found before the write loc
 and from the entity index (known names and aliases, and known people by first name). A name
 resolves to an entity the fact's scope sees: by exact name or alias first, else by first name
 when exactly one person answers to it ("Priya" -> "Priya Raman"); only a name that resolves to
-nothing makes a new entity, typed as the recogniser typed it (``concept`` if unknown).
+nothing makes a new entity, typed as the recogniser typed it (``concept`` if unknown). A fact
+in the user's own voice (or naming "the user") mentions the owner entity, "the user", of its
+scope (``names.about_owner``).
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from datetime import datetime
 from hippograph.domain.models import Entity, Fact, name_key
 from hippograph.service.shaping import new_id
 from hippograph.store.entity_index import EntityIndex
-from hippograph.text.names import UNKNOWN_TYPE, Name
+from hippograph.text.names import OWNER, UNKNOWN_TYPE, Name, about_owner
 
 _FIRST_NAMED = frozenset({"person", UNKNOWN_TYPE})  # as the entity index's first-name rule
 
@@ -72,6 +74,8 @@ def plan_entities(
         add("mention", inside or resolve(named.text, create=True, kind=named.type))
     for entity in mentioned:
         add("mention", entity)
+    if speaker is None and about_owner(fact.content):
+        add("mention", resolve(OWNER, create=True, kind="person"))
     return linked, created
 
 

@@ -30,6 +30,10 @@ __all__ = [
 ]
 
 UNKNOWN_TYPE = "concept"
+# The entity that facts in the user's own voice, or about "the user", are about (issue 26).
+OWNER = "the user"
+_FIRST_PERSON = re.compile(r"\bI\b|(?i:\b(?:me|my|mine|myself|the user)\b)")
+_OTHER_VOICE = re.compile(r"(?i)^\s*(?:assistant|system|ai|bot|agent|model)\s*:")
 
 # OntoNotes labels (spaCy's English models) -> entity types. Labels left out (DATE, TIME,
 # MONEY, PERCENT, QUANTITY, ORDINAL, CARDINAL) are values, not things to remember facts about.
@@ -186,3 +190,10 @@ def merge(*found: Iterable[Name], blocked: Sequence[tuple[int, int]] = ()) -> li
 
 def _overlaps(name: Name, taken: Sequence[Name]) -> bool:
     return any(name.start < other.end and other.start < name.end for other in taken)
+
+
+def about_owner(text: str) -> bool:
+    """Whether ``text`` is about the user: it names "the user", or speaks in the first person
+    ("I moved to Lyon", "user: my cat is Miso") and is not another voice's turn ("assistant: I
+    will ..."). A named speaker's turn ("Caroline: I ...") is the speaker's: the caller asks."""
+    return _FIRST_PERSON.search(text) is not None and _OTHER_VOICE.match(text) is None
