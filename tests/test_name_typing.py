@@ -40,3 +40,9 @@ def test_a_name_the_signals_do_not_clearly_type_gets_no_type_rather_than_a_wrong
     assert _typed(memory, "Pair with Mateus on the caching layer tomorrow.", "project:e") == {
         "Mateus": UNKNOWN_TYPE
     }
+
+
+def test_a_name_opening_its_sentence_is_found_and_an_ordinary_first_word_is_not(memory: Memory) -> None:
+    assert _typed(memory, "Rosalind maintains the CI runners.", "project:f") == {"Rosalind": "person"}
+    assert _typed(memory, "Pottery class was fun today.", "project:g") == {}
+    assert _typed(memory, "Thanks for fixing the flaky test!", "project:h") == {}

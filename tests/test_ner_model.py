@@ -35,10 +35,11 @@ def test_the_recogniser_types_people_places_and_organisations() -> None:
 
 
 def test_without_the_model_the_rules_still_find_speakers_code_and_capitalised_names() -> None:
-    # "Henry" opens the turn's sentence: no evidence of a name without the model.
+    # "Henry" opens the turn's sentence: only a candidate, which the name typer keeps or drops.
     found = NameFinder(None).find("Caroline: Henry fixed write_lock in Lisbon.")
-    assert [(n.text, n.type) for n in found] == [
-        ("Caroline", "person"),
-        ("write_lock", "code"),
-        ("Lisbon", "concept"),
+    assert [(n.text, n.type, n.how) for n in found] == [
+        ("Caroline", "person", "speaker"),
+        ("write_lock", "code", "code"),
+        ("Lisbon", "concept", "capitalised"),
+        ("Henry", "concept", "opening"),
     ]

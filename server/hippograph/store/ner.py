@@ -29,6 +29,7 @@ from hippograph.text.names import (
     capitalised_words,
     code_identifiers,
     merge,
+    opening_words,
     speaker,
 )
 
@@ -173,5 +174,6 @@ def _names(text: str, spans: Sequence[tuple[str, str, int, int]]) -> list[Name]:
         code_identifiers(text),
         capitalised_runs(text),
         capitalised_words(text),
+        opening_words(text),
         blocked=blocked,
     )

@@ -133,6 +133,20 @@ def capitalised_words(text: str) -> list[Name]:
     return found
 
 
+def opening_words(text: str) -> list[Name]:
+    """Single capitalised words that open a sentence ("Rosalind maintains the runners"): a name
+    or an ordinary word, which the text cannot tell (``how="opening"``: the name typer judges)."""
+    found = []
+    for match in _CAPITALISED_WORD.finditer(text):
+        word = match.group().rstrip(".'’")
+        start, end = match.start(), match.start() + len(word)
+        if not _opens_sentence(text, start) or _is_stopword(word) or word.isupper() or len(word) < 3:
+            continue
+        if not addressed(text, start, end):  # "Maya, I started ...": spoken to, not about
+            found.append(Name(word, UNKNOWN_TYPE, "opening", start, end))
+    return found
+
+
 def code_identifiers(text: str, *, camel: bool = True) -> list[Name]:
     """``snake_case`` and file names with a source extension; with ``camel``, ``CamelCase`` and
     ``camelCase`` too (which also spell brands: "YouTube", so the recogniser is asked first)."""
