@@ -125,8 +125,7 @@ class NameTyper:
         ordinary words that open sentences."""
         words = self._cache.opening_words
         assert words is not None  # made with the examples
-        nearest = max(float(np.sort(ex @ vector)[-_NEAREST:].mean()) for ex in examples.values())
-        return nearest > float(np.sort(words @ vector)[-_NEAREST:].mean())
+        return max(_near(ex, vector) for ex in examples.values()) > _near(words, vector)
 
     def retype(
         self,
@@ -147,29 +146,28 @@ class NameTyper:
         if not judged:
             return typed
         examples = self._example_vectors()
-        name_vectors = self._vectors([texts_names[t][i].text for t, i in judged])
+        vectors = dict(zip(judged, self._vectors([texts_names[t][i].text for t, i in judged]), strict=True))
         words = {
             (t, i)
-            for (t, i), vector in zip(judged, name_vectors, strict=True)
+            for (t, i), vector in vectors.items()
             if texts_names[t][i].how == "opening" and not self._is_name(examples, vector)
         }
-        kept = [(ti, v) for ti, v in zip(judged, name_vectors, strict=True) if ti not in words]
-        judged, name_vectors = [ti for ti, _ in kept], [v for _, v in kept]
-        if judged:
-            self._type(texts, texts_names, typed, judged, name_vectors, examples)
-        return [[n for i, n in enumerate(names) if (t, i) not in words] for t, names in enumerate(typed)]
+        names = {ti: vector for ti, vector in vectors.items() if ti not in words}
+        if names:
+            self._type(texts, texts_names, typed, names, examples)
+        return [[n for i, n in enumerate(found) if (t, i) not in words] for t, found in enumerate(typed)]
 
     def _type(
         self,
         texts: Sequence[str],
         texts_names: Sequence[Sequence[Name]],
         typed: list[list[Name]],
-        judged: Sequence[tuple[int, int]],
-        name_vectors: Sequence[np.ndarray],
+        names: dict[tuple[int, int], np.ndarray],
         examples: dict[str, np.ndarray],
     ) -> None:
-        """Give each ``judged`` name of ``typed`` its type (one embedding call for the sentences
-        and their rewrites)."""
+        """Give each name of ``typed`` at a key of ``names`` (its vector) its type: one embedding
+        call for the sentences and their rewrites."""
+        judged = list(names)
         sentences = sorted({t for t, _ in judged})
         rewrites = [
             f"{texts[t][: n.start]}{phrase}{texts[t][n.end :]}"
@@ -180,10 +178,10 @@ class NameTyper:
         vectors = self._embedder.embed([texts[t] for t in sentences] + rewrites)
         as_written = dict(zip(sentences, vectors[: len(sentences)], strict=True))
         rewritten = vectors[len(sentences) :].reshape(len(judged), len(_REWRITES), -1)
-        for (t, i), name_vector, rewrites_of in zip(judged, name_vectors, rewritten, strict=True):
+        for (t, i), rewrites_of in zip(judged, rewritten, strict=True):
             sentence = dict(zip(_REWRITES, rewrites_of @ as_written[t], strict=True))
             score = {
-                kind: float(np.sort(ex @ name_vector)[-_NEAREST:].mean()) + sentence[kind] - _TYPE_MEAN[kind]
+                kind: _near(ex, names[t, i]) + float(sentence[kind]) - _TYPE_MEAN[kind]
                 for kind, ex in examples.items()
             }
             (best, first), (_, second) = sorted(score.items(), key=lambda kv: -kv[1])[:2]
@@ -207,3 +205,8 @@ class NameTyper:
                 while len(cache.seen) > _SEEN:
                     cache.seen.popitem(last=False)
         return [known[t] for t in texts]
+
+
+def _near(examples: np.ndarray, vector: np.ndarray) -> float:
+    """The mean cosine of ``vector`` with its ``_NEAREST`` nearest rows of ``examples``."""
+    return float(np.sort(examples @ vector)[-_NEAREST:].mean())
