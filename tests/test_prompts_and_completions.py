@@ -38,6 +38,7 @@ async def test_save_decisions_asks_to_search_before_remembering(client: Client) 
     text = prompt.messages[0].content.text  # type: ignore[union-attr]
     assert "about the release" in text
     assert "search" in text and "correct" in text
+    assert "kind='negative'" in text and "triggers" in text
 
 
 async def test_entity_names_complete_for_the_prompt_and_the_entity_template(client: Client) -> None:

@@ -93,7 +93,8 @@ Save this conversation's durable decisions, preferences and facts to memory{focu
 first; if it is stored and still true, skip it; if it changed, correct that fact; else remember it as \
 one self-contained statement (names, not pronouns) with its entities. When a remember reply lists a \
 similar fact, judge it: the same in other words, remember again with restates=<its id>; a changed \
-value, correct that fact. Skip passing details and secrets. \
+value, correct that fact. A lesson of what not to do ("never force-push to main") is kind='negative' \
+with triggers: the words that should bring it back as a warning. Skip passing details and secrets. \
 Then list what you saved or corrected, in one line each."""
 
 SUMMARY_PROMPT = """\
