@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -43,3 +45,29 @@ def test_without_the_model_the_rules_still_find_speakers_code_and_capitalised_na
         ("Lisbon", "concept", "capitalised"),
         ("Henry", "concept", "opening"),
     ]
+
+
+def test_a_server_loads_the_model_after_its_first_call_and_a_command_never_for_a_read(
+    tmp_path: Path, models_dir: Path
+) -> None:
+    # In a fresh interpreter: nothing else has loaded spaCy there.
+    probe = f"""
+import sys, time
+from pathlib import Path
+from hippograph.config import Settings
+from hippograph.service.memory import Memory
+settings = Settings(data_dir=Path({str(tmp_path / "data")!r}), models_dir=Path({str(models_dir)!r}))
+memory = Memory.open(settings)
+memory.call("search", {{"query": "who reviewed the release?"}})
+time.sleep(0.5)
+read_only = "spacy" in sys.modules
+memory.start_background()
+memory.call("search", {{"query": "who reviewed the release?"}})
+deadline = time.monotonic() + 60
+while "spacy" not in sys.modules and time.monotonic() < deadline:  # loading, with no write asking
+    time.sleep(0.2)
+print(read_only, "spacy" in sys.modules)
+memory.close()
+"""
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=180)
+    assert done.stdout.split() == ["False", "True"], done.stderr

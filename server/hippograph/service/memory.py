@@ -161,6 +161,7 @@ class Memory(MemoryAPI):
         receipts = graph.receipts
         self.stores.write_lock.give_way = lambda: self._in_flight.closing and receipts.waiting()
         self._repairing = threading.Lock()
+        self._warm_names = False  # a long-lived server loads the recogniser after its first call
 
     # What in-process callers (CLI, explorer, benchmarks, tests) reach directly.
     @property
@@ -261,10 +262,12 @@ class Memory(MemoryAPI):
             self._repair_index_soon()
             raise
         finally:
-            # Only writes use the recogniser (~1 s of imports, holding the GIL): loading it after
-            # the first call, not beside it, keeps it out of a cold start's first answer; a write
-            # that comes first loads it itself. Again: nothing.
-            self.stores.names.start()
+            # Only writes use the recogniser (~1 s of imports, holding the GIL): a server loads it
+            # after its first call, not beside it, which keeps it out of a cold start's first
+            # answer; a write that comes first loads it itself. Again: nothing. A command (search,
+            # a hook) never loads it for nothing.
+            if self._warm_names:
+                self.stores.names.start()
 
     def _repair_index_soon(self) -> None:
         """Rebuild damaged vector tables in the background (once at a time); calls meanwhile fail
@@ -342,6 +345,7 @@ class Memory(MemoryAPI):
     def start_background(self) -> None:
         """Run maintenance, and tune the indexes, on intervals (for long-lived servers). The
         NER model starts loading once the first call is answered (see ``_run``)."""
+        self._warm_names = True
         if self.settings.maintenance_interval_s > 0:
             self._spawn("hippograph-maintenance", self.settings.maintenance_interval_s, self.maintain)
         self._spawn("hippograph-index", 60.0, self.tune_indexes, first_run=True)
