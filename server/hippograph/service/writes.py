@@ -223,7 +223,6 @@ class Writer:
             for fact, before in zip(facts, self.stores.sessions.before(facts), strict=True)
         ]
         vectors = self.stores.embedder.embed(texts)
-        # Outside the lock: the recogniser's ~2 ms a fact holds up no other writer.
         # Outside the lock: finding and typing names (~2 ms a fact, more for a new name) holds up
         # no other writer.
         contents = [fact.content for fact in facts]

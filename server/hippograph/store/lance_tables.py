@@ -73,9 +73,9 @@ def _import_lancedb() -> Any:
     start's first call waits for. ``import lancedb`` took ~1.7 s, half of it in the API classes
     of ``lance_namespace_urllib3_client`` (each method wrapped by pydantic's ``validate_call`` at
     import), which its package ``__init__`` imports eagerly although only the REST namespace
-    (never used here) calls them: ~0.8 s without them. The package is entered without its ``__init__``: its
-    submodules (the models lancedb imports) load as usual, and the first use of a name the
-    ``__init__`` defines runs it then.
+    (never used here) calls them: ~0.8 s without them. The package is entered without its
+    ``__init__``: its submodules (the models lancedb imports) load as usual, and the first use of
+    a name the ``__init__`` defines runs it then.
     """
     with _IMPORTING:
         spec = None if _NAMESPACE_CLIENT in sys.modules else importlib.util.find_spec(_NAMESPACE_CLIENT)

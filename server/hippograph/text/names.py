@@ -10,7 +10,7 @@ entity type. Pure: no I/O, no model.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 
 from hippograph.domain.models import name_key
@@ -124,27 +124,30 @@ def capitalised_words(text: str) -> list[Name]:
     """Single capitalised words inside a sentence ("call Tomasz", "moved to Airflow"): names the
     recogniser did not know, untyped (the name typer may type them). Not a sentence's first word,
     not a stopword, not capitals only (`UTC`, `API`: abbreviations name many things)."""
-    found = []
-    for match in _CAPITALISED_WORD.finditer(text):
-        word = match.group().rstrip(".'’")
-        if _opens_sentence(text, match.start()) or _is_stopword(word) or word.isupper() or len(word) < 3:
-            continue
-        found.append(Name(word, UNKNOWN_TYPE, "capitalised", match.start(), match.start() + len(word)))
-    return found
+    return [
+        Name(word, UNKNOWN_TYPE, "capitalised", start, end)
+        for word, start, end, opens in _single(text)
+        if not opens
+    ]
 
 
 def opening_words(text: str) -> list[Name]:
     """Single capitalised words that open a sentence ("Rosalind maintains the runners"): a name
     or an ordinary word, which the text cannot tell (``how="opening"``: the name typer judges)."""
-    found = []
+    return [
+        Name(word, UNKNOWN_TYPE, "opening", start, end)
+        for word, start, end, opens in _single(text)
+        if opens and not addressed(text, start, end)  # "Maya, I started ...": spoken to, not about
+    ]
+
+
+def _single(text: str) -> Iterator[tuple[str, int, int, bool]]:
+    """Each single capitalised word that may be a name (no stopword, not capitals only, three
+    letters or more): the word, its span, and whether it opens its sentence."""
     for match in _CAPITALISED_WORD.finditer(text):
         word = match.group().rstrip(".'’")
-        start, end = match.start(), match.start() + len(word)
-        if not _opens_sentence(text, start) or _is_stopword(word) or word.isupper() or len(word) < 3:
-            continue
-        if not addressed(text, start, end):  # "Maya, I started ...": spoken to, not about
-            found.append(Name(word, UNKNOWN_TYPE, "opening", start, end))
-    return found
+        if not (_is_stopword(word) or word.isupper() or len(word) < 3):
+            yield word, match.start(), match.start() + len(word), _opens_sentence(text, match.start())
 
 
 def code_identifiers(text: str, *, camel: bool = True) -> list[Name]:
