@@ -30,6 +30,7 @@ LAYERS = {
     "service": 5,
     "sharing": 6,
     "explorer": 7,
+    "mcp_resources": 6,
     "mcp_app": 7,
     "transports": 8,
     "capture": 8,
@@ -107,7 +108,7 @@ def test_the_domain_and_text_import_no_database_mcp_or_numpy() -> None:
 def test_the_mcp_sdk_appears_only_in_the_mcp_wiring() -> None:
     for path in _modules():
         if "mcp" in {n.split(".")[0] for n in _imports(path)}:
-            assert _unit(path) in ("mcp_app", "transports", "wire"), path
+            assert _unit(path) in ("mcp_app", "mcp_resources", "transports", "wire"), path
 
 
 # What the layers above store/ may import of it: the seam (protocols and engine-neutral values),

@@ -40,6 +40,7 @@ from hippograph.domain.models import (
     UsedOut,
 )
 from hippograph.domain.profile import EntityProfileOut
+from hippograph.domain.topic_replies import ConsolidateOut, TopicDetailOut, TopicsOut
 from hippograph.operations import INTERNAL, OPERATIONS, Internal, Operation, operation
 
 __all__ = ["INTERNAL", "OPERATIONS", "FactScope", "Internal", "MemoryAPI", "Operation", "operation"]
@@ -372,6 +373,21 @@ class MemoryAPI:
         """What memory holds about one entity (a name, alias or id ``scope`` sees) within
         ``budget_tokens``: its current facts best first, the entities named with it, its dated
         facts in order, the values that replaced older ones, and the facts contradicted."""
+
+    @operation(tool=False)
+    def consolidate(self, scope: str | None = None, dry_run: bool = False) -> ConsolidateOut:
+        """Find the topics of every scope (or ``scope``) afresh from the facts' neighbours by
+        meaning, sessions, co-use and shared entities; no fact changes. Idempotent; ``dry_run``
+        reports what would be added, changed and removed, and keeps none of it."""
+
+    @operation(tool=False, read_only=True)
+    def topics(self, scope: str | None = None) -> TopicsOut:
+        """The topics ``scope`` sees (it and global), the most recently active first: label,
+        size, names, most central fact ids, time span."""
+
+    @operation(tool=False, read_only=True)
+    def topic(self, topic_id: str, scope: str | None = None) -> TopicDetailOut:
+        """One topic ``scope`` sees: every fact id it holds, the most central with content."""
 
     @operation(tool=False, read_only=True)
     def names(

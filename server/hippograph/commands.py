@@ -242,6 +242,26 @@ def _maintain(args: argparse.Namespace, memory: SharedMemory, settings: Settings
     return EXIT_OK
 
 
+def _consolidate_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--scope", help="only this scope's topics (default: every scope's)")
+    parser.add_argument("--dry-run", action="store_true", help="print what would change; keep nothing")
+    _json_argument(parser)
+
+
+def _consolidate(args: argparse.Namespace, memory: SharedMemory, settings: Settings) -> int:
+    with _working("consolidation: finding topics"):
+        report = memory.consolidate(args.scope, dry_run=args.dry_run)
+    if args.json:
+        _print(report.model_dump(), True)
+    would = "would be " if report.dry_run else ""
+    for s in () if args.json else report.scopes:
+        print(
+            f"{s.scope}: {s.topics} topics hold {s.in_topics} of {s.facts} active facts; "
+            f"{s.added} {would}added, {s.changed} {would}changed, {s.removed} {would}removed"
+        )
+    return EXIT_OK
+
+
 def _forget_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("fact_id", help="the fact's id, as search prints it")
     parser.add_argument(
@@ -430,6 +450,12 @@ COMMANDS = (
         "run the maintenance pass: expiry, dormancy, cleanup",
         _maintain_arguments,
         _on_memory(_maintain),
+    ),
+    Command(
+        "consolidate",
+        "find the topics of memory's facts afresh (no fact changes)",
+        _consolidate_arguments,
+        _on_memory(_consolidate),
     ),
     Command(
         "forget", "forget a fact (--purge: erase its text for good)", _forget_arguments, _on_memory(_forget)

@@ -15,7 +15,6 @@ window on project X, a desktop chat on global) each keep their own.
 from __future__ import annotations
 
 import inspect
-import json
 import sys
 from collections.abc import Callable
 from typing import Annotated, Any, Literal
@@ -25,8 +24,6 @@ import anyio
 import anyio.to_thread
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import (
-    ResourceError,
-    ResourceNotFoundError,
     ToolError,
     UnexpectedToolError,
 )
@@ -57,6 +54,7 @@ from hippograph.domain import replies
 from hippograph.domain import validation as check
 from hippograph.domain.errors import HippographError, InvalidInput, NotFound
 from hippograph.domain.models import GLOBAL_SCOPE
+from hippograph.mcp_resources import ENTITY_TEMPLATE, add_resources
 from hippograph.wire import answering_malformed, stdin_lines
 
 INSTRUCTIONS = """\
@@ -72,12 +70,8 @@ hippograph is your long-term memory about the user and their work, kept across c
   forget with purge=true erases a fact when the user asks you to delete it.
 """
 
-DEFAULT_CONTEXT_QUERY = "the user: who they are, their preferences, projects and recent decisions"
-
-
 UPDATED_RESOURCES = ("memory://context", "memory://stats")
 
-ENTITY_TEMPLATE = "memory://entity/{name}{?scope}"
 COMPLETIONS = 20  # most values one completion offers
 PROMPT_BUDGET = 400  # tokens of recall a prompt carries: context, not the answer
 
@@ -327,78 +321,9 @@ def build_server(memory: MemoryAPI, scope: str = GLOBAL_SCOPE) -> MemoryServer:
                 structured_output=True,
             )
 
-    @server.resource(
-        "memory://context",
-        name="context",
-        title="Memory context",
-        description="What memory holds that matters most right now, as a markdown narrative.",
-        mime_type="text/markdown",
-    )
-    def context_resource() -> str:
-        return memory.recall(DEFAULT_CONTEXT_QUERY, scope=default_scope).narrative or "_Memory is empty._"
-
-    @server.resource(
-        "memory://context/{query}{?scope}",
-        name="context_for_query",
-        title="Memory context for a query",
-        description="The recall narrative for a query, from the server's scope (or the one named) and "
-        "global, e.g. "
-        "memory://context/Alice%27s%20travel or memory://context/deploy%20steps?scope=project:apollo.",
-        mime_type="text/markdown",
-    )
-    def context_for_query(query: str, scope: str | None = None) -> str:
-        try:
-            return (
-                memory.recall(unquote(query), scope=scope or default_scope).narrative
-                or "_Nothing relevant in memory._"
-            )
-        except HippographError as err:
-            raise _resource_error(err) from err
-
-    @server.resource(
-        "memory://stats",
-        name="stats",
-        title="Memory statistics",
-        description="Counts of facts by kind, status and scope, entities, edges, disk use.",
-        mime_type="application/json",
-    )
-    def stats_resource() -> str:
-        return json.dumps(memory.stats(), default=str)
-
-    @server.resource(
-        ENTITY_TEMPLATE,
-        name="entity",
-        title="Entity profile",
-        description="JSON profile of one entity (person, project, ...) in the server's scope (or the one "
-        "named) and global: facts (best first, within ~800 tokens), related entities, timeline, changed "
-        "values, contested facts; e.g. memory://entity/Alice or memory://entity/Falcon?scope=project:falcon.",
-        mime_type="application/json",
-    )
-    def entity_resource(name: str, scope: str | None = None) -> str:
-        try:
-            profile = memory.profile(unquote(name), scope=scope or default_scope)
-        except NotFound as err:
-            raise ResourceNotFoundError(
-                f"{err}; an entity of a project or session scope is read with "
-                f"memory://entity/{check.shown(name)[1:-1]}?scope=<its scope>"
-            ) from err
-        except HippographError as err:
-            raise _resource_error(err) from err
-        return replies.text(profile)
-
+    add_resources(server, memory, default_scope)
     _add_prompts(server, memory, default_scope)
     return server
-
-
-def _resource_error(err: HippographError) -> Exception:
-    """A failed resource read as the client gets it: the request's own fault (an unknown entity, a
-    bad scope or query) is invalid params (-32602), the spec's code for a resource not found too;
-    only the server's own failure (a store error) stays an internal error (-32603)."""
-    if isinstance(err, NotFound):
-        return ResourceNotFoundError(str(err))
-    if isinstance(err, InvalidInput):
-        return MCPError(INVALID_PARAMS, str(err))
-    return ResourceError(str(err))
 
 
 def _add_prompts(server: MemoryServer, memory: MemoryAPI, scope: str) -> None:

@@ -7,6 +7,7 @@ from hippograph.domain import validation as check
 from hippograph.domain.errors import InvalidInput, InvalidTransition
 from hippograph.domain.models import EdgeType, Fact, FactKind, FactOut, FactStatus, LinkOut
 from hippograph.domain.visibility import link_refusal
+from hippograph.service.consolidation import leave_topics
 from hippograph.service.shaping import fact_out
 from hippograph.service.stores import Stores
 from hippograph.store.seam import EVERYWHERE, fact_row
@@ -61,6 +62,7 @@ class Curator:
             if retracted != fact:
                 self.stores.graph.update_fact_state(retracted)
                 self.stores.vectors.set_status([fact.id], retracted.status.value)
+                leave_topics(self.stores, [fact.id])
         return fact_out(retracted, self.stores.entity_names(fact.id))
 
     def _purge(self, fact: Fact) -> Fact:
@@ -167,6 +169,9 @@ def _refuse_across_scopes(src: tuple[str, str], dst: tuple[str, str]) -> None:
 def finish_purge(stores: Stores) -> None:
     """Rewrite the index and the graph file so that no deleted text survives on disk, then clear
     ``PURGE_PENDING``. Call it holding the write lock."""
+    purged = stores.graph.get_meta(PURGE_PENDING)
+    if purged:
+        leave_topics(stores, [purged])
     stores.vectors.erase((), ())
     stores.graph.rebuild()
     stores.graph.set_meta(PURGE_PENDING, "")

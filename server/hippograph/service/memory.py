@@ -36,6 +36,7 @@ from hippograph.domain import validation as check
 from hippograph.domain.errors import IndexDamaged, InvalidInput, StoreError
 from hippograph.retrieval.retriever import Retriever
 from hippograph.service import import_mcp, screening, transfer
+from hippograph.service.consolidation import Consolidator
 from hippograph.service.curation import PURGE_PENDING, Curator, finish_purge
 from hippograph.service.explain import Explainer
 from hippograph.service.in_flight import CallsInFlight
@@ -47,12 +48,12 @@ from hippograph.service.subgraph import Subgraphs
 from hippograph.service.upkeep import ReconcileReport, Upkeep
 from hippograph.service.usage import Usage
 from hippograph.service.writes import Writer
-from hippograph.store.backends import open_graph, open_vectors
+from hippograph.store.backends import open_graph, open_topics, open_vectors
 from hippograph.store.embed import Embedder, LazyEmbedder
 from hippograph.store.entity_index import EntityIndex
 from hippograph.store.name_typing import NameTyper
 from hippograph.store.ner import NameFinder, shared_recogniser
-from hippograph.store.seam import GraphStore, VectorStore
+from hippograph.store.seam import GraphStore, TopicStore, VectorStore
 
 log = logging.getLogger(__name__)
 
@@ -101,6 +102,7 @@ class Memory(MemoryAPI):
         vectors: VectorStore,
         embedder: Embedder,
         *,
+        topics: TopicStore | None = None,
         clock: Clock = utcnow,
     ) -> None:
         entities = graph.names
@@ -117,6 +119,7 @@ class Memory(MemoryAPI):
             sessions=SessionTails(graph),
             names=NameFinder(shared_recogniser()),  # loads on first use, or with start_background
             typer=NameTyper(embedder),
+            topics=topics if topics is not None else open_topics(settings),
         )
         self.upkeep = Upkeep(self.stores)
         self.reader = Reader(self.stores)
@@ -128,6 +131,7 @@ class Memory(MemoryAPI):
         self.explainer = Explainer(self.stores)
         self.subgraphs = Subgraphs(self.stores)
         self.profiles = Profiles(self.stores, self.reader)
+        self.consolidator = Consolidator(self.stores)
         self._handlers: dict[str, Callable[..., Any]] = {
             "remember": self.writer.remember,
             "remember_many": self.writer.remember_many,
@@ -141,6 +145,9 @@ class Memory(MemoryAPI):
             "names": self.reader.names,
             "subgraph": self.subgraphs.subgraph,
             "profile": self.profiles.profile,
+            "consolidate": self.consolidator.consolidate,
+            "topics": self.consolidator.topics,
+            "topic": self.consolidator.topic,
             "explain": self.explainer.explain,
             "maintain": self.upkeep.maintain,
             "stats": self.upkeep.stats,
@@ -343,12 +350,17 @@ class Memory(MemoryAPI):
     # ------------------------------------------------------------ lifetime
 
     def start_background(self) -> None:
-        """Run maintenance, and tune the indexes, on intervals (for long-lived servers). The
-        NER model starts loading once the first call is answered (see ``_run``)."""
+        """Run maintenance, tune the indexes and find topics again when due, on intervals (for
+        long-lived servers). The NER model starts loading once the first call is answered (``_run``)."""
         self._warm_names = True
         if self.settings.maintenance_interval_s > 0:
             self._spawn("hippograph-maintenance", self.settings.maintenance_interval_s, self.maintain)
         self._spawn("hippograph-index", 60.0, self.tune_indexes, first_run=True)
+        self._spawn("hippograph-topics", 60.0, self._consolidate_if_due)
+
+    def _consolidate_if_due(self) -> None:
+        if self.consolidator.due():
+            self.consolidate()
 
     def _spawn(self, name: str, interval: float, job: Callable[[], object], first_run: bool = False) -> None:
         def loop() -> None:
@@ -407,4 +419,5 @@ class Memory(MemoryAPI):
                 except Exception:  # the old file is whole; the next close tries again
                     log.exception("could not rewrite the graph file compactly")
             finally:
+                self.stores.topics.close()
                 self.graph.close()

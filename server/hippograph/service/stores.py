@@ -24,7 +24,7 @@ from hippograph.store.embed import Embedder
 from hippograph.store.entity_index import EntityIndex
 from hippograph.store.name_typing import NameTyper
 from hippograph.store.ner import NameFinder
-from hippograph.store.seam import EVERYWHERE, GraphStore, SessionKey, VectorStore
+from hippograph.store.seam import EVERYWHERE, GraphStore, SessionKey, TopicStore, VectorStore
 
 log = logging.getLogger(__name__)
 
@@ -137,6 +137,7 @@ class Stores:
     sessions: SessionTails
     names: NameFinder  # names in a new fact's text (people, places, code), typed
     typer: NameTyper  # a new name's type as the embedding model and the recogniser agree on it
+    topics: TopicStore  # the topics consolidation found (derived)
     # Every write takes it: what a write reads to plan it stays true until it commits.
     write_lock: WriteLock = field(default_factory=WriteLock)
 

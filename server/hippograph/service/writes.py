@@ -32,6 +32,7 @@ from hippograph.domain.models import (
     SimilarFact,
     Source,
 )
+from hippograph.service.consolidation import join_topics
 from hippograph.service.entity_links import plan_entities
 from hippograph.service.intake import build_fact, build_item
 from hippograph.service.nearest import SHOWN, judge_nearest, nearest_stored, shown
@@ -241,6 +242,8 @@ class Writer:
                 one, vectors[i] = self._plan(fact, given, names[i], text, vectors[i], near, batch, corrects)
                 planned.append(one)
             self._commit(planned, batch, vectors)
+            nearby = zip(planned, stored or [{}] * len(planned), strict=True)
+            join_topics(self.stores, [(p.fact, p.previous, n) for p, n in nearby if not p.corroborated])
         return [self._reply(p, corrects) for p in planned]
 
     def _reply(self, p: _Planned, corrects: Fact | None = None) -> RememberOut:

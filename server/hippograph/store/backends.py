@@ -10,7 +10,8 @@ from __future__ import annotations
 from hippograph.config import Settings
 from hippograph.domain.errors import StoreError
 from hippograph.store.graph import KuzuGraphStore
-from hippograph.store.seam import GraphStore, VectorStore
+from hippograph.store.seam import GraphStore, TopicStore, VectorStore
+from hippograph.store.topic_table import TopicTable
 from hippograph.store.vectors import LanceVectorStore
 
 
@@ -38,3 +39,9 @@ def open_vectors(settings: Settings, *, dim: int, model: str) -> VectorStore:
     """The vector index ``settings`` name, for vectors of ``dim`` by ``model``, opened."""
     _embedded(settings)
     return LanceVectorStore(settings.data_dir / "vectors", dim=dim, model=model)
+
+
+def open_topics(settings: Settings) -> TopicStore:
+    """The topics store ``settings`` name (derived structure; see ``topic_table``), opened."""
+    _embedded(settings)
+    return TopicTable(settings.data_dir / "topics.sqlite")

@@ -28,6 +28,7 @@ from hippograph.store.lance_tables import (
     recreate_table,
     rewrite_table,
 )
+from hippograph.store.vector_matrix import Matrix, nearest_pairs, read_vectors
 from hippograph.store.vector_rows import Filter, Hit, as_stored, cosines, fact_row, id_list, unit
 
 __all__ = ["Filter", "Hit", "LanceVectorStore", "as_stored", "fact_row", "id_list", "unit"]
@@ -60,49 +61,6 @@ _PIN_ROWS = 500
 # The entities table is searched in memory while it is this small: a LanceDB query has a
 # floor of ~3-5 ms even on 600 rows, numpy answers in ~0.1 ms (20k x 384 floats: 31 MB).
 _IN_MEMORY_MAX_ROWS = 20_000
-
-
-class _Matrix:
-    """A small table's ids, scopes and unit vectors, searched exactly (cosine) with numpy.
-
-    Immutable: a write builds a new one, so a search never sees half of a write.
-    """
-
-    def __init__(self, ids: list[str], scopes: list[str], vectors: np.ndarray) -> None:
-        self.ids = ids
-        self.scopes = np.asarray(scopes, dtype=object)
-        norms = np.linalg.norm(vectors, axis=1, keepdims=True) if len(vectors) else None
-        self.unit = vectors / np.where(norms == 0, 1.0, norms) if norms is not None else vectors
-
-    @classmethod
-    def read(cls, table: Any, dim: int, buffered: Mapping[str, Mapping[str, Any]]) -> _Matrix:
-        """The table's rows, and the ``buffered`` ones (id -> row) not yet written to it."""
-        data = table.search().select(["id", "scope", "vector"]).limit(None).to_arrow()
-        vectors = np.asarray(data.column("vector").combine_chunks().flatten(), dtype=np.float32)
-        ids = data.column("id").to_pylist()
-        matrix = cls(ids, data.column("scope").to_pylist(), vectors.reshape(-1, dim))
-        rows = [r for eid, r in buffered.items() if eid not in set(ids)]
-        if not rows:
-            return matrix
-        more = [str(r["id"]) for r in rows], [str(r["scope"]) for r in rows]
-        return matrix.added(*more, np.stack([r["vector"] for r in rows]))
-
-    def added(self, ids: list[str], scopes: list[str], vectors: np.ndarray) -> _Matrix:
-        both = np.vstack([self.unit, np.asarray(vectors, dtype=np.float32)])
-        return _Matrix([*self.ids, *ids], [*self.scopes.tolist(), *scopes], both)
-
-    def without(self, ids: set[str]) -> _Matrix:
-        keep = [i for i, eid in enumerate(self.ids) if eid not in ids]
-        return _Matrix([self.ids[i] for i in keep], self.scopes[keep].tolist(), self.unit[keep])
-
-    def search(self, vector: np.ndarray, k: int, scopes: Sequence[str] | None) -> list[Hit]:
-        if not self.ids:
-            return []
-        sims = self.unit @ (vector / (np.linalg.norm(vector) or 1.0)).astype(np.float32)
-        if scopes is not None:
-            sims = np.where(np.isin(self.scopes, list(scopes)), sims, -np.inf)
-        top = np.argsort(-sims, kind="stable")[:k]
-        return [Hit(self.ids[i], float(sims[i]), r) for r, i in enumerate(top, 1) if np.isfinite(sims[i])]
 
 
 class LanceVectorStore:
@@ -138,7 +96,7 @@ class LanceVectorStore:
         self._wake = threading.Event()
         self._stopping = False
         self._flusher: threading.Thread | None = None
-        self._matrix: _Matrix | None = None  # the entities, while few enough (see _IN_MEMORY_MAX_ROWS)
+        self._matrix: Matrix | None = None  # the entities, while few enough (see _IN_MEMORY_MAX_ROWS)
         self._matrix_loaded = False
 
     def close(self) -> None:
@@ -439,6 +397,14 @@ class LanceVectorStore:
             hits.append([Hit(fid, sim, rank) for rank, (fid, sim) in enumerate(scored, 1)])
         return hits
 
+    @queried
+    def neighbours(self, table: str, where: Filter, k: int) -> tuple[list[str], list[tuple[str, str, float]]]:
+        """The ids of the rows ``where`` admits, and each one's ``k`` nearest others among them
+        (id, other id, cosine similarity): what topics are found from (``nearest_pairs``)."""
+        self._flush_for_read()
+        ids, vectors = read_vectors(self._tables[table], where.sql(), self._dim)
+        return ids, nearest_pairs(ids, vectors, k)
+
     def _pinned(self, table: str) -> tuple[Any, list[dict[str, Any]]]:
         """The table at a fixed version, and the rows that version lacks (written since, being
         written, or buffered), for ``nearest``.
@@ -462,7 +428,7 @@ class LanceVectorStore:
                 self._since_pin[table] = {}
                 return pinned, list(self._buffered[table].values())
 
-    def _entity_matrix(self) -> _Matrix | None:
+    def _entity_matrix(self) -> Matrix | None:
         """The entities in memory (read on first use), or None when there are too many."""
         if not self._matrix_loaded:
             # Under both locks: no flush is in flight, so every entity is in the table or buffered.
@@ -470,7 +436,7 @@ class LanceVectorStore:
                 if not self._matrix_loaded:
                     table, buffered = self._tables["entities"], self._buffered["entities"]
                     if table.count_rows() + len(buffered) <= _IN_MEMORY_MAX_ROWS:
-                        self._matrix = _Matrix.read(table, self._dim, buffered)
+                        self._matrix = Matrix.read(table, self._dim, buffered)
                     self._matrix_loaded = True
         return self._matrix
 

@@ -1,0 +1,273 @@
+"""Consolidation: the topics memory proposes over its facts, found, kept current and read.
+
+``consolidate`` finds each scope's topics afresh (``domain/topics.py``) from what the stores
+already hold: each fact's nearest facts by meaning, the order of a session's turns, facts used
+together, facts naming the same uncommon entity. It changes no fact: topics are derived
+structure, stored apart (``TopicStore``) and thrown away at the next run. Between runs a new fact
+joins the topic of the facts nearest it (``join_topics``: one lookup on the write path), a
+forgotten one leaves its topic (``leave_topics``), and the background maintenance runs
+``consolidate`` again once enough facts were written (``due``).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import statistics
+import time
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+
+from hippograph.domain import validation as check
+from hippograph.domain.bitemporal import fact_time
+from hippograph.domain.errors import NotFound
+from hippograph.domain.models import ACTIVE_STATUSES, EdgeType, Fact, FactKind
+from hippograph.domain.topic_replies import (
+    ConsolidateOut,
+    ScopeConsolidated,
+    TopicDetailOut,
+    TopicFact,
+    TopicOut,
+    TopicsOut,
+)
+from hippograph.domain.topics import MAX_TOPIC, Edge, communities, stable_ids
+from hippograph.domain.visibility import visible_scopes
+from hippograph.service.shaping import iso
+from hippograph.service.stores import Stores
+from hippograph.service.usage import CO_USED
+from hippograph.store.seam import EVERYWHERE, Filter, TopicRow
+from hippograph.text.topic_labels import labels, still_shared
+
+# Each fact's nearest facts by meaning that join it in the fact graph. Chosen with the LoCoMo
+# conversations conv-26 and conv-30 (bench/topics.py), reported on the other three.
+NEIGHBOURS = 10
+CENTRAL = 5  # a topic's most central facts: listed by id, and with content in memory://topic/
+ENTITIES = 3  # the names its facts mention most (each by two of its facts at least)
+LISTED = 50  # topics memory://topics lists, the most recently active first
+_CHUNK = 500  # facts read at once
+# Topics are found again once the facts written since the last run are a tenth of those it
+# found topics for, and at least a topic's worth.
+_BUILT = "facts_at_consolidate"
+_LABEL_JOIN = ", "
+
+
+@dataclass
+class _Found:
+    """One scope's facts as the fact graph needs them."""
+
+    ids: list[str]
+    edges: list[Edge]
+    times: dict[str, str]
+    entities: dict[str, list[str]]  # fact id -> entity ids
+
+
+class Consolidator:
+    """consolidate, and the topic reads."""
+
+    def __init__(self, stores: Stores) -> None:
+        self.stores = stores
+
+    def consolidate(self, scope: str | None = None, dry_run: bool = False) -> ConsolidateOut:
+        """Find every scope's topics (or ``scope``'s) afresh; ``dry_run`` reports and keeps none."""
+        started = time.monotonic()
+        if scope is not None:
+            scopes = [check.scope(scope)]
+        else:
+            scopes = self.stores.graph.view(EVERYWHERE).scopes("", limit=1_000_000)
+        written = self.stores.graph.fact_count()
+        done = [self._scope(one, dry_run) for one in scopes]
+        if not dry_run and scope is None:
+            self.stores.topics.set_meta(_BUILT, str(written))
+        return ConsolidateOut(dry_run=dry_run, scopes=done, seconds=round(time.monotonic() - started, 3))
+
+    def due(self) -> bool:
+        """Whether enough facts were written since the last run (of every scope) to run it again."""
+        built = int(self.stores.topics.get_meta(_BUILT) or 0)
+        return self.stores.graph.fact_count() - built >= max(MAX_TOPIC, built // 10)
+
+    def _scope(self, scope: str, dry_run: bool) -> ScopeConsolidated:
+        found = self._read(scope)
+        groups = communities(found.ids, found.edges)
+        old = self.stores.topics.of_scope(scope)
+        ids = stable_ids(groups, old)
+        kept = [tid for tid, group in zip(ids, groups, strict=True) if tid in old]
+        changed = sum(
+            set(old[tid]) != set(group) for tid, group in zip(ids, groups, strict=True) if tid in old
+        )
+        report = ScopeConsolidated(
+            scope=scope,
+            facts=len(found.ids),
+            in_topics=sum(map(len, groups)),
+            topics=len(groups),
+            added=len(groups) - len(kept),
+            changed=changed,
+            removed=len(set(old) - set(kept)),
+        )
+        if not dry_run:
+            words = labels(self._texts(groups))
+            rows = [
+                self._row(tid, scope, group, label, found)
+                for tid, group, label in zip(ids, groups, words, strict=True)
+            ]
+            self.stores.topics.replace(scope, rows, dict(zip(ids, groups, strict=True)))
+        return report
+
+    def _read(self, scope: str) -> _Found:
+        """The scope's active facts and the edges among them."""
+        where = Filter(statuses=ACTIVE_STATUSES, scopes=[scope])
+        ids, near = self.stores.vectors.neighbours("facts", where, NEIGHBOURS)
+        edges: list[Edge] = list(near)
+        # Every other kind of edge weighs as much as a typical neighbour by meaning.
+        typical = statistics.median(w for _, _, w in near) if near else 1.0
+        sessions: dict[tuple[str, str], list[tuple[str, str]]] = defaultdict(list)
+        times: dict[str, str] = {}
+        entities: dict[str, list[str]] = defaultdict(list)
+        view = self.stores.graph.view([scope])
+        for chunk in _chunks(ids):
+            for fact in self.stores.graph.get_facts(chunk).values():
+                times[fact.id] = iso(fact_time(fact)) or ""
+                if fact.session_id is not None:
+                    sessions[fact.scope, fact.session_id].append((iso(fact.created_at) or "", fact.id))
+            for edge in view.about_edges(chunk):
+                entities[edge.src].append(edge.dst)
+            edges += [
+                (e.src, e.dst, typical * float(e.props.get("weight") or 0.0))
+                for e in view.fact_edges(chunk, [EdgeType.RELATES_TO])
+                if e.props.get("relation") == CO_USED
+            ]
+        for turns in sessions.values():
+            turns.sort()
+            edges += [(a, b, typical) for (_, a), (_, b) in itertools.pairwise(turns)]
+        edges += _shared_entities(ids, times, entities, typical)
+        return _Found(ids, edges, times, entities)
+
+    def _texts(self, groups: Sequence[Sequence[str]]) -> Iterator[list[str]]:
+        for group in groups:
+            yield [f.content for f in self.stores.graph.get_facts(list(group)).values()]
+
+    def _row(self, tid: str, scope: str, group: Sequence[str], words: list[str], found: _Found) -> TopicRow:
+        named = Counter(eid for fid in group for eid in set(found.entities.get(fid, ())))
+        common = [eid for eid, n in named.most_common(ENTITIES) if n >= 2]
+        names = self.stores.graph.entities(common)
+        spans = sorted(found.times[fid] for fid in group)
+        return TopicRow(
+            id=tid,
+            scope=scope,
+            label=_LABEL_JOIN.join(words),
+            size=len(group),
+            first=spans[0],
+            last=spans[-1],
+            entities=[names[eid].name for eid in common if eid in names],
+            central=list(group[:CENTRAL]),
+        )
+
+    # ------------------------------------------------------------ reads
+
+    def topics(self, scope: str | None = None) -> TopicsOut:
+        """The topics ``scope`` sees (it and global), the most recently active first."""
+        scopes = visible_scopes(check.scope(scope))
+        rows = self.stores.topics.topics(scopes, limit=LISTED)
+        return TopicsOut(
+            topics=[
+                TopicOut(
+                    id=row.id,
+                    label=row.label,
+                    size=row.size,
+                    entities=row.entities,
+                    fact_ids=row.central,
+                    first=row.first,
+                    last=row.last,
+                )
+                for row in rows
+            ],
+            more=max(0, self.stores.topics.count(scopes) - len(rows)),
+        )
+
+    def topic(self, topic_id: str, scope: str | None = None) -> TopicDetailOut:
+        """One topic ``scope`` sees: every fact id, and the content of the most central."""
+        scope = check.scope(scope)
+        row = self.stores.topics.get(topic_id)
+        if row is None or row.scope not in visible_scopes(scope):
+            raise NotFound(
+                f"no topic {check.shown(topic_id)} in scope {scope!r} or global: read memory://topics "
+                "(with ?scope= for a project's) for the topics there are"
+            )
+        central = self.stores.graph.get_facts(row.central)
+        return TopicDetailOut(
+            id=row.id,
+            label=row.label,
+            scope=row.scope,
+            size=row.size,
+            entities=row.entities,
+            first=row.first,
+            last=row.last,
+            central=[
+                TopicFact(id=fid, content=central[fid].content) for fid in row.central if fid in central
+            ],
+            fact_ids=self.stores.topics.members(row.id),
+        )
+
+
+def _chunks(ids: Sequence[str]) -> Iterator[list[str]]:
+    for start in range(0, len(ids), _CHUNK):
+        yield list(ids[start : start + _CHUNK])
+
+
+def _shared_entities(
+    ids: Sequence[str], times: Mapping[str, str], entities: Mapping[str, list[str]], typical: float
+) -> list[Edge]:
+    """Facts that name the same entity, each to the next in time, weighed by how uncommon the
+    entity is (an entity every fact names, as a conversation's speaker, says nothing)."""
+    facts_of: dict[str, list[tuple[str, str]]] = defaultdict(list)
+    for fid in ids:
+        for eid in set(entities.get(fid, ())):
+            facts_of[eid].append((times.get(fid, ""), fid))
+    total = max(len(ids), 2)
+    edges: list[Edge] = []
+    for named in facts_of.values():
+        if len(named) < 2:
+            continue
+        named.sort()
+        weight = typical * math.log(total / len(named)) / math.log(total)
+        edges += [(a, b, weight) for (_, a), (_, b) in itertools.pairwise(named)]
+    return edges
+
+
+def join_topics(stores: Stores, joining: Sequence[tuple[Fact, str | None, Mapping[str, float]]]) -> None:
+    """New facts join a topic: each (fact, the turn before it in its session, the stored facts
+    nearest it by meaning: id -> similarity) the one that turn, for a conversation turn, or else
+    its nearest facts are most in."""
+    if not joining or not stores.topics.count(sorted({f.scope for f, _, _ in joining})):
+        return
+    voters = [
+        (fact, {previous: 1.0} if fact.kind is FactKind.EPISODE and previous else near)
+        for fact, previous, near in joining
+    ]
+    topic_of = stores.topics.topic_of({fid for _, near in voters for fid in near})
+    joins = []
+    for fact, near in voters:
+        votes: dict[str, float] = defaultdict(float)
+        for fid, weight in near.items():
+            if fid in topic_of:
+                votes[topic_of[fid]] += weight
+        if votes:
+            topic_of[fact.id] = max(votes, key=lambda tid: (votes[tid], tid))  # for the batch's next facts
+            joins.append((fact.id, topic_of[fact.id], iso(fact_time(fact)) or ""))
+    stores.topics.join(joins)
+
+
+def leave_topics(stores: Stores, fact_ids: Iterable[str]) -> None:
+    """Facts forgotten or purged leave their topics, whose labels and names keep only what the
+    facts left in them still share."""
+    for tid in sorted(stores.topics.drop(set(fact_ids))):
+        row = stores.topics.get(tid)
+        if row is None:
+            continue
+        members = stores.topics.members(tid)
+        texts = [f.content for f in stores.graph.get_facts(members).values()]
+        named = {
+            n for names in stores.graph.view(EVERYWHERE).entity_names_for(members).values() for n in names
+        }
+        words = still_shared(row.label.split(_LABEL_JOIN) if row.label else [], texts)
+        stores.topics.describe(tid, _LABEL_JOIN.join(words), [n for n in row.entities if n in named])

@@ -1,0 +1,220 @@
+"""Topics (issue 26): consolidate groups facts that belong together, labels them without names,
+keeps their ids, lets new facts join and forgotten ones leave, and shows them only to their scope."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+from mcp import Client
+
+from hippograph.config import Settings
+from hippograph.domain.errors import NotFound
+from hippograph.domain.topics import MAX_TOPIC, MIN_TOPIC, communities, stable_ids, topic_id
+from hippograph.mcp_app import build_server
+from hippograph.service.memory import Memory
+from hippograph.sharing.proxy import SharedMemory
+from hippograph.store.embed import FastEmbedder
+from hippograph.text.topic_labels import labels, still_shared
+
+THEMES = {
+    "bread": [
+        "Priya feeds the sourdough starter every morning before work.",
+        "The sourdough loaf needs a long cold proof in the fridge overnight.",
+        "Priya bought a cast iron dutch oven to bake sourdough bread.",
+        "Rye flour makes the sourdough starter bubble faster.",
+        "The bread came out dense because the sourdough dough was underproofed.",
+        "Priya scores the sourdough loaf with a razor before baking.",
+        "A sourdough starter smells sour when it is hungry.",
+        "Baking sourdough bread at 250 degrees gives a dark crust.",
+    ],
+    "running": [
+        "Tomasz is training for the Berlin marathon in September.",
+        "The marathon training plan has a long run every Sunday.",
+        "Tomasz bought new running shoes with more cushioning for the marathon.",
+        "Interval running on the track builds speed for the marathon.",
+        "Tomasz ran a half marathon in one hour and forty minutes.",
+        "Marathon runners eat pasta the night before the race.",
+        "The long run this Sunday is thirty kilometres at an easy pace.",
+        "Tomasz stretches his calves after every running session.",
+    ],
+    "cluster": [
+        "The kubernetes cluster upgrade to version 1.30 is planned for Friday.",
+        "Ingrid drains each kubernetes node before the cluster upgrade.",
+        "The cluster autoscaler adds kubernetes nodes when pods are pending.",
+        "Ingrid found a deprecated API in the helm charts before the kubernetes upgrade.",
+        "The kubernetes control plane is upgraded before the worker nodes.",
+        "Pods restart on another kubernetes node while a node is drained.",
+        "The cluster upgrade needs a backup of etcd first.",
+        "Ingrid watches the kubernetes pods during the cluster upgrade.",
+    ],
+}
+
+
+def _remember_themes(memory: Memory, scope: str | None = None) -> dict[str, str]:
+    """fact id -> theme, the themes' facts interleaved as a conversation would mix them."""
+    theme_of = {}
+    for i in range(8):
+        for theme, sentences in THEMES.items():
+            theme_of[memory.remember(sentences[i], scope=scope).id] = theme
+    return theme_of
+
+
+def _topic_of(memory: Memory, scope: str | None = None) -> dict[str, str]:
+    return {fid: t.id for t in memory.topics(scope).topics for fid in memory.topic(t.id, scope).fact_ids}
+
+
+def test_consolidate_groups_each_subjects_facts_into_topics_labelled_without_names(memory: Memory) -> None:
+    theme_of = _remember_themes(memory)
+    report = memory.consolidate()
+    [scope] = report.scopes
+    assert (scope.scope, scope.facts, scope.added, scope.removed) == ("global", 24, scope.topics, 0)
+    topic_of = _topic_of(memory)
+    assert scope.in_topics == len(topic_of) >= 20
+    for theme in THEMES:  # each subject's facts mostly in one topic, of that subject alone
+        held = Counter(topic_of[fid] for fid, t in theme_of.items() if t == theme and fid in topic_of)
+        tid, count = held.most_common(1)[0]
+        assert count >= 6, (theme, held)
+        assert {theme_of[fid] for fid, t in topic_of.items() if t == tid} == {theme}
+    listed = memory.topics().topics
+    for topic in listed:
+        words = topic.label.split(", ")
+        assert 1 <= len(words) <= 4 and not {"priya", "tomasz", "ingrid"} & set(words), topic.label
+        assert topic.size == len(memory.topic(topic.id).fact_ids) and topic.first <= topic.last
+        assert set(topic.fact_ids) <= set(memory.topic(topic.id).fact_ids)
+    labelled = {theme_of[t.fact_ids[0]]: t.label for t in listed}
+    assert "sourdough" in labelled["bread"] and "kubernetes" in labelled["cluster"], labelled
+    names = {n for t in listed for n in t.entities}
+    assert {"Priya", "Tomasz", "Ingrid"} <= names  # a topic names who its facts are about
+
+
+def test_consolidate_again_changes_nothing_and_a_few_new_facts_keep_every_id(memory: Memory) -> None:
+    _remember_themes(memory)
+    memory.consolidate()
+    before = _topic_of(memory)
+    again = memory.consolidate().scopes[0]
+    assert (again.added, again.changed, again.removed) == (0, 0, 0)
+    assert _topic_of(memory) == before
+
+    more = memory.remember("Priya tried a sourdough starter made with spelt flour.").id
+    joined = _topic_of(memory)
+    assert more in joined  # joined on the write path, before any consolidate
+    bread = Counter(before.values()).most_common()  # (a topic of the bread facts is among them)
+    assert joined[more] in {tid for tid, _ in bread}
+    memory.consolidate()
+    assert set(_topic_of(memory).values()) == set(before.values())  # the same ids
+
+
+def test_a_dry_run_reports_the_topics_and_keeps_none(memory: Memory) -> None:
+    _remember_themes(memory)
+    report = memory.consolidate(dry_run=True)
+    assert report.dry_run and report.scopes[0].topics >= 3 and report.scopes[0].added >= 3
+    assert memory.topics().topics == [] and memory.topics().more == 0
+
+
+def test_a_forgotten_or_purged_fact_leaves_its_topic_and_the_topics_file(memory: Memory) -> None:
+    theme_of = _remember_themes(memory)
+    memory.consolidate()
+    topic_of = _topic_of(memory)
+    retracted, purged = [fid for fid in topic_of if theme_of[fid] == "running"][:2]
+    purged_text = memory.graph.get_fact(purged).content  # type: ignore[union-attr]
+    memory.forget(retracted)
+    memory.forget(purged, purge=True)
+    after = _topic_of(memory)
+    assert retracted not in after and purged not in after
+    for topic in memory.topics().topics:
+        assert purged not in topic.fact_ids and topic.size == len(memory.topic(topic.id).fact_ids)
+    memory.close()
+    stored = (memory.settings.data_dir / "topics.sqlite").read_bytes()
+    assert purged.encode() not in stored and purged_text.encode() not in stored
+
+
+def test_a_scope_sees_its_own_topics_and_globals_never_another_scopes(memory: Memory) -> None:
+    _remember_themes(memory, scope="project:a")
+    memory.consolidate(scope="project:a")
+    mine = memory.topics("project:a").topics
+    assert mine and memory.topics("project:b").topics == [] and memory.topics().topics == []
+    with pytest.raises(NotFound, match="memory://topics"):
+        memory.topic(mine[0].id, "project:b")
+    assert memory.topic(mine[0].id, "project:a").scope == "project:a"
+
+
+@pytest.fixture
+async def served(
+    tmp_path: Path, models_dir: Path, embedder: FastEmbedder
+) -> AsyncIterator[tuple[Client, SharedMemory]]:
+    memory = SharedMemory.open(Settings(data_dir=tmp_path / "data", models_dir=models_dir), embedder=embedder)
+    try:
+        async with Client(build_server(memory)) as client:
+            yield client, memory
+    finally:
+        memory.close()
+
+
+@pytest.mark.anyio
+async def test_the_topic_resources_list_topics_and_one_topics_facts_over_mcp(
+    served: tuple[Client, SharedMemory],
+) -> None:
+    client, memory = served
+    for sentences in THEMES.values():
+        for sentence in sentences:
+            result = await client.call_tool("remember", {"content": sentence})
+            assert not result.is_error
+    memory.consolidate()
+    listed = json.loads((await client.read_resource("memory://topics")).contents[0].text)  # type: ignore[union-attr]
+    assert listed["topics"] and set(listed["topics"][0]) == {
+        "id", "label", "size", "entities", "fact_ids", "first", "last"
+    }  # fmt: skip
+    first = listed["topics"][0]
+    one = json.loads((await client.read_resource(f"memory://topic/{first['id']}")).contents[0].text)  # type: ignore[union-attr]
+    assert one["fact_ids"][: len(first["fact_ids"])] == first["fact_ids"]
+    assert [f["id"] for f in one["central"]] == first["fact_ids"] and all(
+        f["content"] for f in one["central"]
+    )
+    other = json.loads((await client.read_resource("memory://topics?scope=project:other")).contents[0].text)  # type: ignore[union-attr]
+    assert other["topics"] == listed["topics"]  # a project's caller sees global's topics too
+
+
+# ---- the pure parts
+
+
+def _clique(prefix: str, size: int) -> list[tuple[str, str, float]]:
+    return [(f"{prefix}{i}", f"{prefix}{j}", 1.0) for i in range(size) for j in range(i + 1, size)]
+
+
+def test_two_groups_joined_by_one_weak_edge_are_two_topics_and_a_pair_is_none() -> None:
+    edges = [*_clique("a", 6), *_clique("b", 6), ("a0", "b0", 0.1), ("c0", "c1", 1.0)]
+    nodes = sorted({n for a, b, _ in edges for n in (a, b)})
+    found = communities(nodes, edges)
+    assert sorted(sorted(g) for g in found) == [[f"a{i}" for i in range(6)], [f"b{i}" for i in range(6)]]
+    assert MIN_TOPIC > 2  # the pair c0, c1 is too small to be a topic
+
+
+def test_a_community_larger_than_a_topic_is_split() -> None:
+    # A ring of 100 facts, each tied to its neighbours: one community to modularity at this size.
+    nodes = [f"n{i:03}" for i in range(100)]
+    edges = [(nodes[i], nodes[(i + 1) % 100], 1.0) for i in range(100)]
+    found = communities(nodes, edges)
+    assert all(MIN_TOPIC <= len(g) <= MAX_TOPIC for g in found)
+    assert sum(map(len, found)) >= 90
+
+
+def test_a_topic_keeps_its_id_while_most_of_it_stays_together() -> None:
+    old = {"t_old": ["a", "b", "c", "d"]}
+    assert stable_ids([["a", "b", "c", "e"]], old) == ["t_old"]
+    assert stable_ids([["a", "b", "x", "y", "z"]], old) == [topic_id(["a", "b", "x", "y", "z"])]
+    assert stable_ids([["a", "b", "c"], ["d", "e", "f"]], old) == ["t_old", topic_id(["d", "e", "f"])]
+
+
+def test_a_label_is_the_words_a_topic_shares_and_others_do_not_never_a_name_or_filler() -> None:
+    topics = [
+        ["Maya: yeah the pottery class was awesome", "Maya glazed a pottery bowl", "pottery kiln and glaze"],
+        ["Maya: yeah we went hiking", "hiking boots for the trail", "the trail was muddy after hiking"],
+    ]
+    found = labels(topics)
+    assert found[0][0] == "pottery" and found[1][0] in {"hiking", "trail"}
+    assert not {"maya", "yeah", "awesome"} & {w for words in found for w in words}
+    assert still_shared(["pottery", "glaze"], ["a pottery bowl", "pottery kiln glaze"]) == ["pottery"]
