@@ -2,10 +2,11 @@
 
 The graph's nodes are facts; its edges say two facts go together: each fact's nearest facts by
 meaning (weighted by their cosine similarity), consecutive turns of a session, facts a caller
-used together, and facts that name the same uncommon entity. Louvain (networkx, BSD) finds its
-communities; a community larger than ``MAX_TOPIC`` is split again on its own subgraph, so a topic
-stays something a reader takes in at a glance however large the memory grows (modularity alone
-merges ever larger groups as the graph grows). A group under ``MIN_TOPIC`` facts is no topic.
+used together, and facts that name the same uncommon entity. Leiden (graspologic-native, MIT, in
+Rust) finds its communities, and splits any larger than ``MAX_TOPIC`` again on its own subgraph
+(``hierarchical_leiden``), so a topic stays something a reader takes in at a glance however large
+the memory grows (modularity alone merges ever larger groups as the graph grows). A group under
+``MIN_TOPIC`` facts is no topic.
 
 Derived structure only: consolidation proposes topics, it never changes a fact. A topic keeps
 its id while most of its facts stay together (``stable_ids``), so a client's link to it holds
@@ -15,18 +16,17 @@ when a few facts are added.
 from __future__ import annotations
 
 import hashlib
+from collections import defaultdict
 from collections.abc import Collection, Iterable, Mapping, Sequence
 
-import networkx as nx
+from graspologic_native import hierarchical_leiden
 
 # Most facts a topic holds: a community bigger than this is split again.
 MAX_TOPIC = 30
 # Fewest facts that make a topic: fewer are left without one.
 MIN_TOPIC = 3
-# Louvain is randomised; a fixed seed makes the same graph give the same topics.
+# Leiden is randomised; a fixed seed makes the same graph give the same topics.
 _SEED = 7
-# A community that resolution 1 cannot split is asked again at twice the resolution, up to this.
-_MAX_RESOLUTION = 64.0
 
 Edge = tuple[str, str, float]
 
@@ -34,41 +34,34 @@ Edge = tuple[str, str, float]
 def communities(nodes: Sequence[str], edges: Iterable[Edge]) -> list[list[str]]:
     """The topics of a fact graph: groups of ``MIN_TOPIC`` to ``MAX_TOPIC`` node ids, each listed
     most central first (the greatest weight of edges inside the group), the groups in order of
-    their most central member. Weights of repeated edges add up; loops are ignored."""
-    graph = nx.Graph()
-    graph.add_nodes_from(nodes)
+    their most central member. Weights of repeated edges add up; loops and unknown nodes are
+    ignored, and a node without edges is in no topic."""
+    known = set(nodes)
+    weights: dict[tuple[str, str], float] = defaultdict(float)
     for a, b, weight in edges:
-        if a == b or weight <= 0 or a not in graph or b not in graph:
-            continue
-        previous = graph.get_edge_data(a, b, {"weight": 0.0})["weight"]
-        graph.add_edge(a, b, weight=previous + weight)
-    groups: list[set[str]] = []
-    for found in nx.community.louvain_communities(graph, weight="weight", seed=_SEED):
-        groups += _split(graph, set(found))
-    topics = [_by_centrality(graph, group) for group in groups if len(group) >= MIN_TOPIC]
+        if a != b and weight > 0 and a in known and b in known:
+            weights[(a, b) if a < b else (b, a)] += weight
+    if not weights:
+        return []
+    found = hierarchical_leiden(
+        [(a, b, w) for (a, b), w in weights.items()], max_cluster_size=MAX_TOPIC, seed=_SEED
+    )
+    groups: dict[str, list[str]] = defaultdict(list)
+    for cluster in found:
+        if cluster.is_final_cluster:
+            groups[cluster.cluster].append(cluster.node)
+    group_of = {node: key for key, members in groups.items() for node in members}
+    strength: dict[str, float] = defaultdict(float)
+    for (a, b), weight in weights.items():
+        if group_of[a] == group_of[b]:
+            strength[a] += weight
+            strength[b] += weight
+    topics = [
+        sorted(members, key=lambda node: (-strength[node], node))
+        for members in groups.values()
+        if len(members) >= MIN_TOPIC
+    ]
     return sorted(topics, key=lambda members: members[0])
-
-
-def _split(graph: nx.Graph, members: set[str]) -> list[set[str]]:
-    if len(members) <= MAX_TOPIC:
-        return [members]
-    sub = graph.subgraph(members)
-    resolution = 1.0
-    while True:
-        parts = nx.community.louvain_communities(sub, weight="weight", resolution=resolution, seed=_SEED)
-        if len(parts) > 1 or resolution >= _MAX_RESOLUTION:
-            break
-        resolution *= 2
-    if len(parts) == 1:  # no edges to cut (a clique of equals): cut it in order instead
-        ordered = sorted(members)
-        return [set(ordered[i : i + MAX_TOPIC]) for i in range(0, len(ordered), MAX_TOPIC)]
-    return [piece for part in parts for piece in _split(graph, set(part))]
-
-
-def _by_centrality(graph: nx.Graph, members: Collection[str]) -> list[str]:
-    inside = graph.subgraph(members)
-    strength = dict(inside.degree(weight="weight"))
-    return sorted(members, key=lambda node: (-strength[node], node))
 
 
 def topic_id(members: Collection[str]) -> str:

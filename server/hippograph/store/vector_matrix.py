@@ -10,8 +10,8 @@ import numpy as np
 
 from hippograph.store.vector_rows import Hit
 
-# Cells of the similarity matrix computed at once by nearest_pairs (float32: 64 MiB).
-_BLOCK_CELLS = 1 << 24
+# Cells of the similarity matrix computed at once by nearest_pairs (float32: 16 MiB).
+_BLOCK_CELLS = 1 << 22
 
 
 class Matrix:
