@@ -11,6 +11,7 @@ from hippograph.text.names import (
     capitalised_words,
     code_identifiers,
     merge,
+    opening_words,
     speaker,
 )
 
@@ -43,6 +44,12 @@ def test_capitalised_runs_drop_the_sentences_first_word_and_edge_stopwords() -> 
 def test_single_capitalised_words_inside_a_sentence_are_names() -> None:
     text = "Ask Priya about it. Then call Zbigniew, and move the cron jobs to Airflow; The UTC times stay."
     assert _texts(capitalised_words(text)) == ["Priya", "Zbigniew", "Airflow"]
+
+
+def test_a_contraction_of_a_function_word_is_no_name_where_it_opens_a_sentence_or_not() -> None:
+    text = "I'll call Dana. Then I’m off, and Don't-Panic Inc. is not a name here; We've met O'Brien."
+    found = _texts(capitalised_words(text)) + _texts(opening_words(text))
+    assert not {"I'll", "I’m", "We've"} & set(found) and "O'Brien" in found
 
 
 def test_code_identifiers() -> None:

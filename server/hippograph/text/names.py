@@ -176,7 +176,9 @@ def _opens_sentence(text: str, start: int) -> bool:
 
 
 def _is_stopword(word: str) -> bool:
-    return word.casefold().strip(".'’") in STOPWORDS
+    # A contraction of one ("I'll", "Don't", "We've") is a function word too.
+    bare = word.casefold().replace("’", "'").strip(".'")
+    return bare in STOPWORDS or bare.split("'")[0] in STOPWORDS or bare.endswith("n't")
 
 
 def keep(name: str) -> bool:
