@@ -219,6 +219,10 @@ class MemoryAPI:
             str | None, Field(description="Scope to recall from, plus global (default: the server's scope).")
         ] = None,
         limit: Annotated[int, Field(description="How many ranked facts to draw on."), INTERNAL] = 20,
+        granularity: Annotated[
+            Literal["facts", "overview"],
+            Field(description="overview: one line per storyline and topic, with where to read more."),
+        ] = "facts",
     ) -> RecallOut:
         """Recall what memory holds about a task as markdown within a token budget: the best
         facts by entity (lower-ranked ones dropped to fit), then entities, timeline, evidence.

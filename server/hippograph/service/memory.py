@@ -34,12 +34,14 @@ from hippograph.config import Settings
 from hippograph.domain import lifecycle as lc
 from hippograph.domain import validation as check
 from hippograph.domain.errors import IndexDamaged, InvalidInput, StoreError
+from hippograph.domain.models import RecallOut
 from hippograph.retrieval.retriever import Retriever
 from hippograph.service import import_mcp, screening, transfer
 from hippograph.service.consolidation import Consolidator
 from hippograph.service.curation import PURGE_PENDING, Curator, finish_purge
 from hippograph.service.explain import Explainer
 from hippograph.service.in_flight import CallsInFlight
+from hippograph.service.overview import Overviews
 from hippograph.service.profiles import Profiles
 from hippograph.service.reads import Reader
 from hippograph.service.shaping import Clock, utcnow
@@ -132,6 +134,7 @@ class Memory(MemoryAPI):
         self.subgraphs = Subgraphs(self.stores)
         self.profiles = Profiles(self.stores, self.reader)
         self.consolidator = Consolidator(self.stores)
+        self.overviews = Overviews(self.stores, self.reader)
         self._handlers: dict[str, Callable[..., Any]] = {
             "remember": self.writer.remember,
             "remember_many": self.writer.remember_many,
@@ -141,7 +144,7 @@ class Memory(MemoryAPI):
             "link": self.curator.link,
             "mark_used": self.usage.mark_used,
             "search": self.reader.search,
-            "recall": self.reader.recall,
+            "recall": self._recall,
             "names": self.reader.names,
             "subgraph": self.subgraphs.subgraph,
             "profile": self.profiles.profile,
@@ -332,6 +335,19 @@ class Memory(MemoryAPI):
             log.info("built the ANN vector index")
         with self.stores.write_lock:
             self.vectors.optimize()
+
+    def _recall(
+        self,
+        context: str,
+        *,
+        budget_tokens: int | None = None,
+        scope: str | None = None,
+        limit: int = 20,
+        granularity: str = "facts",
+    ) -> RecallOut:
+        if granularity == "overview":
+            return self.overviews.overview(context, budget_tokens=budget_tokens, scope=scope)
+        return self.reader.recall(context, budget_tokens=budget_tokens, scope=scope, limit=limit)
 
     def _export(self) -> dict[str, Any]:
         buffer = io.StringIO()

@@ -132,9 +132,7 @@ class Reader:
     ) -> RecallOut:
         s = self.stores.settings
         context = check.query(context, "context", max_chars=s.max_query_chars)
-        budget = budget_tokens if budget_tokens is not None else s.default_budget_tokens
-        if isinstance(budget, bool) or not isinstance(budget, int) or not 50 <= budget <= s.max_budget_tokens:
-            raise InvalidInput(f"budget_tokens must be a whole number from 50 to {s.max_budget_tokens}")
+        budget = self.budget(budget_tokens)
         found = self.search(context, limit=min(limit, s.max_limit), scope=scope, detail=True)
         facts = self.stores.graph.get_facts([h.id for h in found.results])
         narrative_facts = [
@@ -161,6 +159,14 @@ class Reader:
             for e in sorted(mentioned.values(), key=lambda e: -e.mention_count)
         ]
         return self._fit(context, narrative_facts, profiles, budget, found.notes, found.warnings)
+
+    def budget(self, budget_tokens: int | None) -> int:
+        """A recall's token budget: the one asked for (checked), else the default."""
+        s = self.stores.settings
+        budget = budget_tokens if budget_tokens is not None else s.default_budget_tokens
+        if isinstance(budget, bool) or not isinstance(budget, int) or not 50 <= budget <= s.max_budget_tokens:
+            raise InvalidInput(f"budget_tokens must be a whole number from 50 to {s.max_budget_tokens}")
+        return budget
 
     def names(self, prefix: str, of: str, scope: str | None = None, limit: int = 20) -> list[str]:
         limit = max(0, min(limit, self.stores.settings.max_limit))
