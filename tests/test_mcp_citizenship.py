@@ -10,8 +10,19 @@ from mcp import Client
 
 pytestmark = pytest.mark.anyio
 
-TOOLS = {"remember", "search", "recall", "correct", "confirm", "forget", "explain", "link", "mark_used"}
-READ_ONLY = {"search", "recall", "explain"}
+TOOLS = {
+    "remember",
+    "search",
+    "recall",
+    "correct",
+    "confirm",
+    "forget",
+    "explain",
+    "link",
+    "mark_used",
+    "review",
+}
+READ_ONLY = {"search", "recall", "explain", "review"}
 
 
 async def test_every_tool_is_described_typed_and_annotated(client: Client) -> None:

@@ -19,7 +19,7 @@ async def test_every_tool_declares_a_closed_world(client: Client) -> None:
 
 async def test_prompts_list_offers_recall_summary_and_save(client: Client) -> None:
     prompts = {p.name: p for p in (await client.list_prompts()).prompts}
-    assert set(prompts) == {"what_do_you_know", "summarize_entity", "save_decisions"}
+    assert set(prompts) == {"what_do_you_know", "summarize_entity", "save_decisions", "tidy_memory"}
     assert [(a.name, a.required) for a in prompts["summarize_entity"].arguments or []] == [("name", True)]
     assert [(a.name, a.required) for a in prompts["what_do_you_know"].arguments or []] == [("topic", True)]
     assert [(a.name, a.required) for a in prompts["save_decisions"].arguments or []] == [("focus", False)]

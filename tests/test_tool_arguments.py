@@ -33,6 +33,7 @@ def _valid_arguments(memory: Memory) -> dict[str, dict[str, Any]]:
         "forget": {"fact_id": fact},
         "explain": {"fact_id": fact},
         "link": {"from_id": ines, "to_id": faro, "relation": "lives_in"},
+        "review": {"kinds": ["weak"]},
     }
 
 

@@ -40,6 +40,7 @@ from hippograph.domain.models import (
     UsedOut,
 )
 from hippograph.domain.profile import EntityProfileOut
+from hippograph.domain.review_replies import ReviewKind, ReviewOut
 from hippograph.domain.topic_replies import ConsolidateOut, TopicDetailOut, TopicsOut
 from hippograph.operations import INTERNAL, OPERATIONS, Internal, Operation, operation
 
@@ -53,11 +54,13 @@ def _names(enum: type[StrEnum]) -> Any:
 
 if TYPE_CHECKING:
     KindName = str
+    ReviewKindName = str
     SourceName = str
     StatusName = str
     TtlName = str
 else:
     KindName = _names(FactKind)
+    ReviewKindName = _names(ReviewKind)
     SourceName = _names(Source)
     StatusName = Literal[HISTORY_STATUSES]  # a purged fact has nothing to show
     TtlName = _names(TtlPolicy)
@@ -351,6 +354,22 @@ class MemoryAPI:
         """
 
     # ------------------------------------------------------------ for the CLI and benchmarks
+
+    @operation(title="Review memory", read_only=True, idempotent=True)
+    def review(
+        self,
+        scope: Annotated[
+            str | None, Field(description="Scope to review, plus global (default: the server's).")
+        ] = None,
+        kinds: Annotated[
+            list[ReviewKindName] | None, Field(description="Only these kinds (default: all).")
+        ] = None,
+        limit: Annotated[int, Field(description="Most items (1-100).")] = 20,
+    ) -> ReviewOut:
+        """What memory asks you to look at with the user: conflicts, likely duplicates, weak
+        facts (unsure, or soon dormant) and gaps (questions it could not answer). Changes
+        nothing; act with correct, forget, confirm or remember. Example: review(kinds=["conflict"])
+        """
 
     @operation(tool=False)
     def remember_many(self, items: list[dict[str, Any]]) -> list[RememberOut]:

@@ -91,6 +91,14 @@ value, correct that fact. A lesson of what not to do ("never force-push to main"
 with triggers: the words that should bring it back as a warning. Skip passing details and secrets. \
 Then list what you saved or corrected, in one line each."""
 
+TIDY_PROMPT = """\
+Tidy memory with the user. Call review{scoped}. For each item, show the facts (explain or search \
+for their content) and ask the user before changing anything: a conflict, correct the fact that no \
+longer holds (or forget it); a duplicate, forget the newer one with reason "restates <older id>" if \
+they do say the same; a weak fact, confirm it if it holds, forget it if not; a gap, ask the \
+question and remember the answer. Skip what the user does not want to decide. Then list what \
+changed, one line each."""
+
 SUMMARY_PROMPT = """\
 Summarize what memory holds about {name} in two to four sentences: who or what it is, what is \
 current, what changed. Use only the profile below; say nothing it does not hold. Then store the \
@@ -327,8 +335,8 @@ def build_server(memory: MemoryAPI, scope: str = GLOBAL_SCOPE) -> MemoryServer:
 
 
 def _add_prompts(server: MemoryServer, memory: MemoryAPI, scope: str) -> None:
-    """The prompts (recall a topic, summarize an entity, save the conversation) and completions for
-    their and the resource templates' arguments: entity names, and scopes."""
+    """The prompts (recall a topic, summarize an entity, save the conversation, tidy memory) and
+    completions for their and the resource templates' arguments: entity names, and scopes."""
 
     @server.prompt("what_do_you_know", title="What do you know about...")
     async def what_do_you_know(
@@ -367,6 +375,11 @@ def _add_prompts(server: MemoryServer, memory: MemoryAPI, scope: str) -> None:
     ) -> str:
         """Remember each durable decision, preference and fact of this conversation, without duplicates."""
         return SAVE_PROMPT.format(focus=f" about {focus}" if focus else "")
+
+    @server.prompt("tidy_memory", title="Tidy memory")
+    def tidy_memory() -> str:
+        """Walk through memory's review queue (conflicts, duplicates, weak facts, gaps) with the user."""
+        return TIDY_PROMPT.format(scoped="" if scope == GLOBAL_SCOPE else f"(scope={scope!r})")
 
     @server.completion()  # type: ignore[untyped-decorator, no-untyped-call]  # unannotated in mcp 2.3
     async def complete(

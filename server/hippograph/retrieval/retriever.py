@@ -43,6 +43,9 @@ from hippograph.text.query_intent import Intent, QueryPlan
 
 log = logging.getLogger(__name__)
 
+# How a note that the results may not answer the query begins (review counts those queries).
+NO_CONFIDENT_MATCH = "no confident match"
+
 
 @dataclass(frozen=True)
 class Activation:
@@ -130,11 +133,11 @@ class Retriever:
         # Names are looked up (up to two keyword queries each) only when nothing is close.
         unknown = [] if best >= self.policy.min_relevance else self._unknown_names(plan, where)
         if unknown:
-            notes.append(f"no confident match: no fact mentions {', '.join(unknown)}")
+            notes.append(f"{NO_CONFIDENT_MATCH}: no fact mentions {', '.join(unknown)}")
             return [], notes
         if ranked and best < self.policy.confident_relevance:
             notes.append(
-                f"no confident match (best relevance {best:.2f}): these are the nearest facts; "
+                f"{NO_CONFIDENT_MATCH} (best relevance {best:.2f}): these are the nearest facts; "
                 "check that one answers the question before relying on it"
             )
         return ranked, notes

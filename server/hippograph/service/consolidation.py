@@ -23,6 +23,7 @@ from hippograph.domain import validation as check
 from hippograph.domain.bitemporal import fact_time
 from hippograph.domain.errors import NotFound
 from hippograph.domain.models import ACTIVE_STATUSES, EdgeType, Fact, FactKind
+from hippograph.domain.sameness import LIST_SIMILARITY
 from hippograph.domain.topic_replies import (
     ConsolidateOut,
     ScopeConsolidated,
@@ -60,6 +61,7 @@ class _Found:
     edges: list[Edge]
     times: dict[str, str]
     entities: dict[str, list[str]]  # fact id -> entity ids
+    pairs: list[Edge]  # facts near enough by meaning to be listed together (review's candidates)
 
 
 class Consolidator:
@@ -110,7 +112,7 @@ class Consolidator:
                 self._row(tid, scope, group, label, found)
                 for tid, group, label in zip(ids, groups, words, strict=True)
             ]
-            self.stores.topics.replace(scope, rows, dict(zip(ids, groups, strict=True)))
+            self.stores.topics.replace(scope, rows, dict(zip(ids, groups, strict=True)), found.pairs)
         return report
 
     def _read(self, scope: str) -> _Found:
@@ -140,7 +142,8 @@ class Consolidator:
             turns.sort()
             edges += [(a, b, typical) for (_, a), (_, b) in itertools.pairwise(turns)]
         edges += _shared_entities(ids, times, entities, typical)
-        return _Found(ids, edges, times, entities)
+        pairs = {(min(a, b), max(a, b)): sim for a, b, sim in near if sim >= LIST_SIMILARITY}
+        return _Found(ids, edges, times, entities, [(a, b, sim) for (a, b), sim in pairs.items()])
 
     def _texts(self, groups: Sequence[Sequence[str]]) -> Iterator[list[str]]:
         for group in groups:

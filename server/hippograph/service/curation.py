@@ -172,6 +172,7 @@ def finish_purge(stores: Stores) -> None:
     purged = stores.graph.get_meta(PURGE_PENDING)
     if purged:
         leave_topics(stores, [purged])
+    stores.gaps.clear()  # a logged question may quote what was erased
     stores.vectors.erase((), ())
     stores.graph.rebuild()
     stores.graph.set_meta(PURGE_PENDING, "")

@@ -20,6 +20,8 @@ The parts share one ``stores.Stores``: the stores, the clock, the policies and t
 from __future__ import annotations
 
 import dataclasses
+import functools
+import inspect
 import io
 import json
 import logging
@@ -27,15 +29,15 @@ import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import partial
-from typing import Any
+from typing import Any, TypeVar
 
 from hippograph.api import OPERATIONS, MemoryAPI
 from hippograph.config import Settings
 from hippograph.domain import lifecycle as lc
 from hippograph.domain import validation as check
 from hippograph.domain.errors import IndexDamaged, InvalidInput, StoreError
-from hippograph.domain.models import RecallOut
-from hippograph.retrieval.retriever import Retriever
+from hippograph.domain.models import RecallOut, SearchOut
+from hippograph.retrieval.retriever import NO_CONFIDENT_MATCH, Retriever
 from hippograph.service import import_mcp, screening, transfer
 from hippograph.service.consolidation import Consolidator
 from hippograph.service.curation import PURGE_PENDING, Curator, finish_purge
@@ -44,19 +46,22 @@ from hippograph.service.in_flight import CallsInFlight
 from hippograph.service.overview import Overviews
 from hippograph.service.profiles import Profiles
 from hippograph.service.reads import Reader
-from hippograph.service.shaping import Clock, utcnow
+from hippograph.service.review import Reviewer
+from hippograph.service.shaping import Clock, iso, utcnow
 from hippograph.service.stores import SessionTails, Stores, check_writable, lifecycle_policy
 from hippograph.service.subgraph import Subgraphs
 from hippograph.service.upkeep import ReconcileReport, Upkeep
 from hippograph.service.usage import Usage
 from hippograph.service.writes import Writer
-from hippograph.store.backends import open_graph, open_topics, open_vectors
+from hippograph.store.backends import open_gaps, open_graph, open_topics, open_vectors
 from hippograph.store.embed import Embedder, LazyEmbedder
 from hippograph.store.entity_index import EntityIndex
 from hippograph.store.name_typing import NameTyper
 from hippograph.store.ner import NameFinder, shared_recogniser
 from hippograph.store.seam import GraphStore, TopicStore, VectorStore
+from hippograph.text import secrets_scan
 
+Answer = TypeVar("Answer", SearchOut, RecallOut)
 log = logging.getLogger(__name__)
 
 # Written at a clean close: the LanceDB table versions that agree with the graph. At open,
@@ -122,6 +127,7 @@ class Memory(MemoryAPI):
             names=NameFinder(shared_recogniser()),  # loads on first use, or with start_background
             typer=NameTyper(embedder),
             topics=topics if topics is not None else open_topics(settings),
+            gaps=open_gaps(settings),
         )
         self.upkeep = Upkeep(self.stores)
         self.reader = Reader(self.stores)
@@ -135,6 +141,7 @@ class Memory(MemoryAPI):
         self.profiles = Profiles(self.stores, self.reader)
         self.consolidator = Consolidator(self.stores)
         self.overviews = Overviews(self.stores, self.reader)
+        self.reviewer = Reviewer(self.stores)
         self._handlers: dict[str, Callable[..., Any]] = {
             "remember": self.writer.remember,
             "remember_many": self.writer.remember_many,
@@ -143,8 +150,9 @@ class Memory(MemoryAPI):
             "forget": self.curator.forget,
             "link": self.curator.link,
             "mark_used": self.usage.mark_used,
-            "search": self.reader.search,
-            "recall": self._recall,
+            "search": self._logging_gaps(self.reader.search),
+            "recall": self._logging_gaps(self._recall),
+            "review": self.reviewer.review,
             "names": self.reader.names,
             "subgraph": self.subgraphs.subgraph,
             "profile": self.profiles.profile,
@@ -349,6 +357,24 @@ class Memory(MemoryAPI):
             return self.overviews.overview(context, budget_tokens=budget_tokens, scope=scope)
         return self.reader.recall(context, budget_tokens=budget_tokens, scope=scope, limit=limit)
 
+    def _logging_gaps(self, read: Callable[..., Answer]) -> Callable[..., Answer]:
+        """``read`` (search or recall, as a caller asks it), logging a question it has no confident
+        match for (review's gaps), unless the question holds a secret: the log is on disk too."""
+
+        asked = next(iter(inspect.signature(read).parameters))  # query, or context
+
+        @functools.wraps(read)
+        def logged(*args: Any, **arguments: Any) -> Answer:
+            out = read(*args, **arguments)
+            question = arguments[asked] if asked in arguments else args[0]
+            unsure = any(note.startswith(NO_CONFIDENT_MATCH) for note in out.notes)
+            if unsure and not secrets_scan.scan(question):
+                scope = check.scope(arguments.get("scope"))
+                self.stores.gaps.record(scope, question, iso(self.stores.clock()) or "")
+            return out
+
+        return logged
+
     def _export(self) -> dict[str, Any]:
         buffer = io.StringIO()
         report = transfer.export(self.stores, buffer)
@@ -436,4 +462,5 @@ class Memory(MemoryAPI):
                     log.exception("could not rewrite the graph file compactly")
             finally:
                 self.stores.topics.close()
+                self.stores.gaps.close()
                 self.graph.close()

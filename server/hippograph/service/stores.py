@@ -24,7 +24,7 @@ from hippograph.store.embed import Embedder
 from hippograph.store.entity_index import EntityIndex
 from hippograph.store.name_typing import NameTyper
 from hippograph.store.ner import NameFinder
-from hippograph.store.seam import EVERYWHERE, GraphStore, SessionKey, TopicStore, VectorStore
+from hippograph.store.seam import EVERYWHERE, GapStore, GraphStore, SessionKey, TopicStore, VectorStore
 
 log = logging.getLogger(__name__)
 
@@ -138,6 +138,7 @@ class Stores:
     names: NameFinder  # names in a new fact's text (people, places, code), typed
     typer: NameTyper  # a new name's type as the embedding model and the recogniser agree on it
     topics: TopicStore  # the topics consolidation found (derived)
+    gaps: GapStore  # the questions memory could not answer with confidence
     # Every write takes it: what a write reads to plan it stays true until it commits.
     write_lock: WriteLock = field(default_factory=WriteLock)
 

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from hippograph.config import Settings
 from hippograph.domain.errors import StoreError
+from hippograph.store.gap_log import GapLog
 from hippograph.store.graph import KuzuGraphStore
-from hippograph.store.seam import GraphStore, TopicStore, VectorStore
+from hippograph.store.seam import GapStore, GraphStore, TopicStore, VectorStore
 from hippograph.store.topic_table import TopicTable
 from hippograph.store.vectors import LanceVectorStore
 
@@ -45,3 +46,9 @@ def open_topics(settings: Settings) -> TopicStore:
     """The topics store ``settings`` name (derived structure; see ``topic_table``), opened."""
     _embedded(settings)
     return TopicTable(settings.data_dir / "topics.sqlite")
+
+
+def open_gaps(settings: Settings) -> GapStore:
+    """The log of questions memory could not answer (see ``gap_log``), opened."""
+    _embedded(settings)
+    return GapLog(settings.data_dir / "gaps.sqlite")

@@ -227,6 +227,35 @@ class IndexView:
                     cursor.close()
         return rows
 
+    def linked(self, edge_type: str, statuses: Sequence[str], *, limit: int) -> list[tuple[str, str]]:
+        """(source, target) of the newest ``limit`` fact-to-fact edges of ``edge_type`` whose two
+        facts are seen here and have one of ``statuses`` (a scan of the edge table)."""
+        with self._x.lock:
+            seen, params = self._in_scope("a", "b")
+            rows = self._rows(
+                "SELECT l.src, l.dst FROM link l JOIN fact a ON a.id = l.src JOIN fact b ON b.id = l.dst "
+                f"WHERE l.type = ? AND a.status {_IN} AND b.status {_IN} AND {seen} "
+                "ORDER BY l.seq DESC LIMIT ?",
+                edge_type,
+                ids_param(statuses),
+                ids_param(statuses),
+                *params,
+                limit,
+            )
+        return [(str(src), str(dst)) for src, dst in rows]
+
+    def oldest(self, statuses: Sequence[str], *, limit: int) -> list[str]:
+        """The ``limit`` oldest facts seen here with one of ``statuses`` (a scan of the fact table)."""
+        with self._x.lock:
+            seen, params = self._in_scope("f")
+            rows = self._rows(
+                f"SELECT f.id FROM fact f WHERE f.status {_IN} AND {seen} ORDER BY f.created, f.id LIMIT ?",
+                ids_param(statuses),
+                *params,
+                limit,
+            )
+        return [str(fid) for (fid,) in rows]
+
     def tagged(self, prefix: str, statuses: Sequence[str]) -> list[tuple[str, str]]:
         """(fact id, tag) of the facts seen here, of ``statuses``, with a tag that starts with
         ``prefix``, oldest tagged first (a range of the tag index: a few rows in any store)."""

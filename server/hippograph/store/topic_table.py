@@ -1,4 +1,5 @@
-"""The topics consolidation found, in SQLite (``topics.sqlite`` in the data dir).
+"""The topics consolidation found, and the pairs of facts it found near each other, in SQLite
+(``topics.sqlite`` in the data dir).
 
 Derived structure, like the vector index: thrown away and found again by ``consolidate``, so the
 file needs no durability of its own (no journal on disk, no fsync); one that cannot be read is
@@ -31,6 +32,11 @@ CREATE TABLE IF NOT EXISTS topic (
 CREATE INDEX IF NOT EXISTS topic_scope ON topic (scope, last);
 CREATE TABLE IF NOT EXISTS member (fact TEXT PRIMARY KEY, topic TEXT NOT NULL, rank INTEGER NOT NULL);
 CREATE INDEX IF NOT EXISTS member_topic ON member (topic, rank);
+CREATE TABLE IF NOT EXISTS pair (
+    a TEXT NOT NULL, b TEXT NOT NULL, scope TEXT NOT NULL, similarity REAL NOT NULL, PRIMARY KEY (a, b)
+);
+CREATE INDEX IF NOT EXISTS pair_scope ON pair (scope, similarity);
+CREATE INDEX IF NOT EXISTS pair_b ON pair (b);
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
 _COLUMNS = "id, scope, label, size, first, last, entities, central"
@@ -148,10 +154,32 @@ class TopicTable:
 
     # ------------------------------------------------------------ writes
 
-    def replace(self, scope: str, topics: Sequence[TopicRow], members: Mapping[str, Sequence[str]]) -> None:
+    def near_pairs(self, scopes: Collection[str], *, limit: int) -> list[tuple[str, str, float]]:
+        """Pairs of facts of ``scopes`` that consolidation found near each other by meaning
+        (id, id, similarity), the nearest first."""
+        marks = ", ".join("?" * len(scopes))
+        with self._lock:
+            rows = self._db.execute(
+                f"SELECT a, b, similarity FROM pair WHERE scope IN ({marks}) ORDER BY similarity DESC, a, b "
+                "LIMIT ?",
+                (*scopes, limit),
+            ).fetchall()
+        return [(str(a), str(b), float(sim)) for a, b, sim in rows]
+
+    def replace(
+        self,
+        scope: str,
+        topics: Sequence[TopicRow],
+        members: Mapping[str, Sequence[str]],
+        pairs: Sequence[tuple[str, str, float]] = (),
+    ) -> None:
         """Make ``topics`` (with ``members``: topic id -> fact ids, most central first) the topics
-        of ``scope``, in one transaction."""
+        of ``scope``, and ``pairs`` its near pairs (id, id, similarity), in one transaction."""
         with self._writing() as db:
+            db.execute("DELETE FROM pair WHERE scope = ?", (scope,))
+            db.executemany(
+                "INSERT OR REPLACE INTO pair VALUES (?, ?, ?, ?)", [(a, b, scope, sim) for a, b, sim in pairs]
+            )
             db.execute("DELETE FROM member WHERE topic IN (SELECT id FROM topic WHERE scope = ?)", (scope,))
             db.execute("DELETE FROM topic WHERE scope = ?", (scope,))
             db.executemany(
@@ -181,9 +209,11 @@ class TopicTable:
                 )
 
     def drop(self, fact_ids: Collection[str]) -> set[str]:
-        """Take facts out of their topics (forgotten or purged); return the topics they left."""
+        """Take facts out of their topics and pairs (forgotten or purged); return the topics they left."""
         left = self.topic_of(fact_ids)
         with self._writing() as db:
+            for fid in fact_ids:
+                db.execute("DELETE FROM pair WHERE a = ? OR b = ?", (fid, fid))
             for fid, tid in left.items():
                 db.execute("DELETE FROM member WHERE fact = ?", (fid,))
                 row = db.execute("SELECT central FROM topic WHERE id = ?", (tid,)).fetchone()
