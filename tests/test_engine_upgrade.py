@@ -60,7 +60,14 @@ def test_an_old_data_dir_opens_with_every_fact_entity_and_edge_as_it_was(
     assert not written_by_kuzu(data_dir / "graph.kuzu")
     left = sorted(p.name for p in data_dir.iterdir())
     # nothing left over:
-    assert left == ["graph.kuzu", "graph.kuzu.index", "graph.kuzu.schema", "topics.sqlite", "vectors"]
+    assert left == [
+        "gaps.sqlite",
+        "graph.kuzu",
+        "graph.kuzu.index",
+        "graph.kuzu.schema",
+        "topics.sqlite",
+        "vectors",
+    ]
     reopened = Memory.open(settings, embedder=embedder)
     try:
         assert reopened.stats()["facts"] == len([r for r in _expected() if r["type"] == "fact"]) + 1
