@@ -13,9 +13,10 @@ from mcp import Client
 
 from hippograph.config import Settings
 from hippograph.domain.errors import NotFound
-from hippograph.domain.topics import MAX_TOPIC, MIN_TOPIC, communities, stable_ids, topic_id
+from hippograph.domain.topics import MAX_TOPIC, MIN_TOPIC, stable_ids, topic_id
 from hippograph.mcp_app import build_server
 from hippograph.service.memory import Memory
+from hippograph.service.topic_graph import FactGraph
 from hippograph.sharing.proxy import SharedMemory
 from hippograph.store.embed import FastEmbedder
 from hippograph.text.topic_labels import labels, still_shared
@@ -181,25 +182,31 @@ async def test_the_topic_resources_list_topics_and_one_topics_facts_over_mcp(
 # ---- the pure parts
 
 
-def _clique(prefix: str, size: int) -> list[tuple[str, str, float]]:
-    return [(f"{prefix}{i}", f"{prefix}{j}", 1.0) for i in range(size) for j in range(i + 1, size)]
+def _clique(first: int, size: int) -> list[tuple[int, int, float]]:
+    return [(first + i, first + j, 1.0) for i in range(size) for j in range(i + 1, size)]
+
+
+def _communities(size: int, edges: list[tuple[int, int, float]]) -> list[list[int]]:
+    graph = FactGraph(size)
+    graph.add([a for a, _, _ in edges], [b for _, b, _ in edges], [w for _, _, w in edges])
+    return graph.communities()
 
 
 def test_two_groups_joined_by_one_weak_edge_are_two_topics_and_a_pair_is_none() -> None:
-    edges = [*_clique("a", 6), *_clique("b", 6), ("a0", "b0", 0.1), ("c0", "c1", 1.0)]
-    nodes = sorted({n for a, b, _ in edges for n in (a, b)})
-    found = communities(nodes, edges)
-    assert sorted(sorted(g) for g in found) == [[f"a{i}" for i in range(6)], [f"b{i}" for i in range(6)]]
-    assert MIN_TOPIC > 2  # the pair c0, c1 is too small to be a topic
+    edges = [*_clique(0, 6), *_clique(6, 6), (0, 6, 0.1), (12, 13, 1.0), (12, 13, 0.5)]
+    found = _communities(15, edges)  # node 14 has no edge
+    assert sorted(sorted(g) for g in found) == [list(range(6)), list(range(6, 12))]
+    assert MIN_TOPIC > 2  # the pair 12, 13 is too small to be a topic
 
 
-def test_a_community_larger_than_a_topic_is_split() -> None:
+def test_a_community_larger_than_a_topic_is_split_and_its_most_central_fact_comes_first() -> None:
     # A ring of 100 facts, each tied to its neighbours: one community to modularity at this size.
-    nodes = [f"n{i:03}" for i in range(100)]
-    edges = [(nodes[i], nodes[(i + 1) % 100], 1.0) for i in range(100)]
-    found = communities(nodes, edges)
+    edges = [(i, (i + 1) % 100, 1.0) for i in range(100)]
+    found = _communities(100, edges)
     assert all(MIN_TOPIC <= len(g) <= MAX_TOPIC for g in found)
     assert sum(map(len, found)) >= 90
+    heavy = [(0, 1, 1.0), (0, 2, 2.0), (0, 3, 1.0), (1, 2, 2.0), (1, 3, 1.0), (2, 3, 2.0)]
+    assert _communities(4, heavy) == [[2, 0, 1, 3]]  # the most weight inside first, then by number
 
 
 def test_a_topic_keeps_its_id_while_most_of_it_stays_together() -> None:

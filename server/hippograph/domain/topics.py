@@ -2,11 +2,9 @@
 
 The graph's nodes are facts; its edges say two facts go together: each fact's nearest facts by
 meaning (weighted by their cosine similarity), consecutive turns of a session, facts a caller
-used together, and facts that name the same uncommon entity. Leiden (graspologic-native, MIT, in
-Rust) finds its communities, and splits any larger than ``MAX_TOPIC`` again on its own subgraph
-(``hierarchical_leiden``), so a topic stays something a reader takes in at a glance however large
-the memory grows (modularity alone merges ever larger groups as the graph grows). A group under
-``MIN_TOPIC`` facts is no topic.
+used together, and facts that name the same uncommon entity (``service/topic_graph.py`` finds
+its communities). A topic holds ``MIN_TOPIC`` to ``MAX_TOPIC`` facts: something a reader takes
+in at a glance however large the memory grows.
 
 Derived structure only: consolidation proposes topics, it never changes a fact. A topic keeps
 its id while most of its facts stay together (``stable_ids``), so a client's link to it holds
@@ -16,52 +14,12 @@ when a few facts are added.
 from __future__ import annotations
 
 import hashlib
-from collections import defaultdict
-from collections.abc import Collection, Iterable, Mapping, Sequence
-
-from graspologic_native import hierarchical_leiden
+from collections.abc import Collection, Mapping, Sequence
 
 # Most facts a topic holds: a community bigger than this is split again.
 MAX_TOPIC = 30
 # Fewest facts that make a topic: fewer are left without one.
 MIN_TOPIC = 3
-# Leiden is randomised; a fixed seed makes the same graph give the same topics.
-_SEED = 7
-
-Edge = tuple[str, str, float]
-
-
-def communities(nodes: Sequence[str], edges: Iterable[Edge]) -> list[list[str]]:
-    """The topics of a fact graph: groups of ``MIN_TOPIC`` to ``MAX_TOPIC`` node ids, each listed
-    most central first (the greatest weight of edges inside the group), the groups in order of
-    their most central member. Weights of repeated edges add up; loops and unknown nodes are
-    ignored, and a node without edges is in no topic."""
-    known = set(nodes)
-    weights: dict[tuple[str, str], float] = defaultdict(float)
-    for a, b, weight in edges:
-        if a != b and weight > 0 and a in known and b in known:
-            weights[(a, b) if a < b else (b, a)] += weight
-    if not weights:
-        return []
-    found = hierarchical_leiden(
-        [(a, b, w) for (a, b), w in weights.items()], max_cluster_size=MAX_TOPIC, seed=_SEED
-    )
-    groups: dict[str, list[str]] = defaultdict(list)
-    for cluster in found:
-        if cluster.is_final_cluster:
-            groups[cluster.cluster].append(cluster.node)
-    group_of = {node: key for key, members in groups.items() for node in members}
-    strength: dict[str, float] = defaultdict(float)
-    for (a, b), weight in weights.items():
-        if group_of[a] == group_of[b]:
-            strength[a] += weight
-            strength[b] += weight
-    topics = [
-        sorted(members, key=lambda node: (-strength[node], node))
-        for members in groups.values()
-        if len(members) >= MIN_TOPIC
-    ]
-    return sorted(topics, key=lambda members: members[0])
 
 
 def topic_id(members: Collection[str]) -> str:

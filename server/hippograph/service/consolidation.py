@@ -13,11 +13,12 @@ from __future__ import annotations
 
 import itertools
 import math
-import statistics
 import time
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+
+import numpy as np
 
 from hippograph.domain import validation as check
 from hippograph.domain.bitemporal import fact_time
@@ -32,12 +33,14 @@ from hippograph.domain.topic_replies import (
     TopicOut,
     TopicsOut,
 )
-from hippograph.domain.topics import MAX_TOPIC, Edge, communities, stable_ids
+from hippograph.domain.topics import MAX_TOPIC, stable_ids
 from hippograph.domain.visibility import visible_scopes
 from hippograph.service.shaping import iso
 from hippograph.service.stores import Stores
+from hippograph.service.topic_graph import FactGraph
 from hippograph.service.usage import CO_USED
-from hippograph.store.seam import EVERYWHERE, Filter, TopicRow
+from hippograph.store.malloc_arenas import release_free_memory
+from hippograph.store.seam import EVERYWHERE, Filter, Neighbours, TopicRow
 from hippograph.text.topic_labels import labels, still_shared
 
 # Each fact's nearest facts by meaning that join it in the fact graph. Chosen with the LoCoMo
@@ -51,17 +54,19 @@ _CHUNK = 500  # facts read at once
 # found topics for, and at least a topic's worth.
 _BUILT = "facts_at_consolidate"
 _LABEL_JOIN = ", "
+Edge = tuple[int, int, float]  # two rows of a scope's facts, and the edge's weight
+_PAIRED = 2  # a fact's nearest facts whose pairs review may list
 
 
 @dataclass
 class _Found:
-    """One scope's facts as the fact graph needs them."""
+    """One scope's active facts (row i is ``ids[i]``) and the graph among them."""
 
     ids: list[str]
-    edges: list[Edge]
-    times: dict[str, str]
-    entities: dict[str, list[str]]  # fact id -> entity ids
-    pairs: list[Edge]  # facts near enough by meaning to be listed together (review's candidates)
+    graph: FactGraph
+    times: list[str]  # when each happened, or was stored (ISO 8601)
+    entities: dict[int, list[str]]  # row -> the ids of the entities its fact is about
+    pairs: list[tuple[str, str, float]]  # facts alike enough to be listed together (review's candidates)
 
 
 class Consolidator:
@@ -79,6 +84,7 @@ class Consolidator:
             scopes = self.stores.graph.view(EVERYWHERE).scopes("", limit=1_000_000)
         written = self.stores.graph.fact_count()
         done = [self._scope(one, dry_run) for one in scopes]
+        release_free_memory()  # the graph's arrays (~100 MB at 100k facts) go back to the system
         if not dry_run and scope is None:
             self.stores.topics.set_meta(_BUILT, str(written))
         return ConsolidateOut(dry_run=dry_run, scopes=done, seconds=round(time.monotonic() - started, 3))
@@ -90,7 +96,7 @@ class Consolidator:
 
     def _scope(self, scope: str, dry_run: bool) -> ScopeConsolidated:
         found = self._read(scope)
-        groups = communities(found.ids, found.edges)
+        groups = [[found.ids[row] for row in group] for group in found.graph.communities()]
         old = self.stores.topics.of_scope(scope)
         ids = stable_ids(groups, old)
         kept = [tid for tid, group in zip(ids, groups, strict=True) if tid in old]
@@ -108,8 +114,9 @@ class Consolidator:
         )
         if not dry_run:
             words = labels(self._texts(groups))
+            row_of = {fid: row for row, fid in enumerate(found.ids)}
             rows = [
-                self._row(tid, scope, group, label, found)
+                self._row(tid, scope, [row_of[fid] for fid in group], label, found)
                 for tid, group, label in zip(ids, groups, words, strict=True)
             ]
             self.stores.topics.replace(scope, rows, dict(zip(ids, groups, strict=True)), found.pairs)
@@ -118,51 +125,53 @@ class Consolidator:
     def _read(self, scope: str) -> _Found:
         """The scope's active facts and the edges among them."""
         where = Filter(statuses=ACTIVE_STATUSES, scopes=[scope])
-        ids, near = self.stores.vectors.neighbours("facts", where, NEIGHBOURS)
-        edges: list[Edge] = list(near)
+        near = self.stores.vectors.neighbours("facts", where, NEIGHBOURS)
+        ids = near.ids
+        row_of = {fid: row for row, fid in enumerate(ids)}
+        graph = FactGraph(len(ids))
+        graph.add(near.src, near.dst, near.similarity)
         # Every other kind of edge weighs as much as a typical neighbour by meaning.
-        typical = statistics.median(w for _, _, w in near) if near else 1.0
-        sessions: dict[tuple[str, str], list[tuple[str, str]]] = defaultdict(list)
-        times: dict[str, str] = {}
-        entities: dict[str, list[str]] = defaultdict(list)
+        typical = float(np.median(near.similarity)) if len(near.similarity) else 1.0
+        sessions: dict[str, list[tuple[str, int]]] = defaultdict(list)
+        times = [""] * len(ids)
+        entities: dict[int, list[str]] = defaultdict(list)
         view = self.stores.graph.view([scope])
         for chunk in _chunks(ids):
             for fact in self.stores.graph.get_facts(chunk).values():
-                times[fact.id] = iso(fact_time(fact)) or ""
+                times[row_of[fact.id]] = iso(fact_time(fact)) or ""
                 if fact.session_id is not None:
-                    sessions[fact.scope, fact.session_id].append((iso(fact.created_at) or "", fact.id))
+                    sessions[fact.session_id].append((iso(fact.created_at) or "", row_of[fact.id]))
             for edge in view.about_edges(chunk):
-                entities[edge.src].append(edge.dst)
-            edges += [
-                (e.src, e.dst, typical * float(e.props.get("weight") or 0.0))
+                entities[row_of[edge.src]].append(edge.dst)
+            used = [
+                (row_of[e.src], row_of[e.dst], typical * float(e.props.get("weight") or 0.0))
                 for e in view.fact_edges(chunk, [EdgeType.RELATES_TO])
-                if e.props.get("relation") == CO_USED
+                if e.props.get("relation") == CO_USED and e.src in row_of and e.dst in row_of
             ]
-        for turns in sessions.values():
-            turns.sort()
-            edges += [(a, b, typical) for (_, a), (_, b) in itertools.pairwise(turns)]
-        edges += _shared_entities(ids, times, entities, typical)
-        pairs = {(min(a, b), max(a, b)): sim for a, b, sim in near if sim >= LIST_SIMILARITY}
-        return _Found(ids, edges, times, entities, [(a, b, sim) for (a, b), sim in pairs.items()])
+            graph.add(*_columns(used))
+        turns = [pair for session in sessions.values() for pair in itertools.pairwise(sorted(session))]
+        graph.add([a for (_, a), _ in turns], [b for _, (_, b) in turns], [typical] * len(turns))
+        graph.add(*_columns(_shared_entities(times, entities, typical)))
+        return _Found(ids, graph, times, entities, _near_pairs(near))
 
     def _texts(self, groups: Sequence[Sequence[str]]) -> Iterator[list[str]]:
         for group in groups:
             yield [f.content for f in self.stores.graph.get_facts(list(group)).values()]
 
-    def _row(self, tid: str, scope: str, group: Sequence[str], words: list[str], found: _Found) -> TopicRow:
-        named = Counter(eid for fid in group for eid in set(found.entities.get(fid, ())))
+    def _row(self, tid: str, scope: str, rows: Sequence[int], words: list[str], found: _Found) -> TopicRow:
+        named = Counter(eid for row in rows for eid in set(found.entities.get(row, ())))
         common = [eid for eid, n in named.most_common(ENTITIES) if n >= 2]
         names = self.stores.graph.entities(common)
-        spans = sorted(found.times[fid] for fid in group)
+        spans = sorted(found.times[row] for row in rows)
         return TopicRow(
             id=tid,
             scope=scope,
             label=_LABEL_JOIN.join(words),
-            size=len(group),
+            size=len(rows),
             first=spans[0],
             last=spans[-1],
             entities=[names[eid].name for eid in common if eid in names],
-            central=list(group[:CENTRAL]),
+            central=[found.ids[row] for row in rows[:CENTRAL]],
         )
 
     # ------------------------------------------------------------ reads
@@ -217,24 +226,40 @@ def _chunks(ids: Sequence[str]) -> Iterator[list[str]]:
         yield list(ids[start : start + _CHUNK])
 
 
-def _shared_entities(
-    ids: Sequence[str], times: Mapping[str, str], entities: Mapping[str, list[str]], typical: float
-) -> list[Edge]:
-    """Facts that name the same entity, each to the next in time, weighed by how uncommon the
-    entity is (an entity every fact names, as a conversation's speaker, says nothing)."""
-    facts_of: dict[str, list[tuple[str, str]]] = defaultdict(list)
-    for fid in ids:
-        for eid in set(entities.get(fid, ())):
-            facts_of[eid].append((times.get(fid, ""), fid))
-    total = max(len(ids), 2)
+def _shared_entities(times: Sequence[str], entities: Mapping[int, list[str]], typical: float) -> list[Edge]:
+    """Facts (rows) that name the same entity, each to the next in time, weighed by how uncommon
+    the entity is (an entity every fact names, as a conversation's speaker, says nothing)."""
+    rows_of: dict[str, list[tuple[str, int]]] = defaultdict(list)
+    for row, named in entities.items():
+        for eid in set(named):
+            rows_of[eid].append((times[row], row))
+    total = max(len(times), 2)
     edges: list[Edge] = []
-    for named in facts_of.values():
-        if len(named) < 2:
+    for named_by in rows_of.values():
+        if len(named_by) < 2:
             continue
-        named.sort()
-        weight = typical * math.log(total / len(named)) / math.log(total)
-        edges += [(a, b, weight) for (_, a), (_, b) in itertools.pairwise(named)]
+        named_by.sort()
+        weight = typical * math.log(total / len(named_by)) / math.log(total)
+        edges += [(a, b, weight) for (_, a), (_, b) in itertools.pairwise(named_by)]
     return edges
+
+
+def _columns(edges: Sequence[Edge]) -> tuple[list[int], list[int], list[float]]:
+    return [a for a, _, _ in edges], [b for _, b, _ in edges], [w for _, _, w in edges]
+
+
+def _near_pairs(near: Neighbours) -> list[tuple[str, str, float]]:
+    """Each fact and its ``_PAIRED`` nearest facts, when at least ``LIST_SIMILARITY`` alike: the
+    pairs review judges (a restatement or a changed value is almost always a fact's nearest)."""
+    order = np.lexsort((-near.similarity, near.src))
+    src, dst, sim = near.src[order], near.dst[order], near.similarity[order]
+    first = np.searchsorted(src, src)  # where each row's neighbours begin
+    keep = (np.arange(len(src)) - first < _PAIRED) & (sim >= LIST_SIMILARITY)
+    pairs = {
+        (min(near.ids[a], near.ids[b]), max(near.ids[a], near.ids[b])): float(w)
+        for a, b, w in zip(src[keep].tolist(), dst[keep].tolist(), sim[keep].tolist(), strict=True)
+    }
+    return [(a, b, w) for (a, b), w in pairs.items()]
 
 
 def join_topics(stores: Stores, joining: Sequence[tuple[Fact, str | None, Mapping[str, float]]]) -> None:

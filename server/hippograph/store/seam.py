@@ -24,6 +24,7 @@ from hippograph.domain.models import Entity, Fact
 from hippograph.store.entity_index import EntityIndex
 from hippograph.store.graph_values import ClaimKey, EdgeRow, SessionKey, claim_key
 from hippograph.store.index_view import EVERYWHERE
+from hippograph.store.vector_neighbours import Neighbours
 from hippograph.store.vector_rows import Filter, Hit, as_stored, fact_row, unit
 
 __all__ = [
@@ -38,6 +39,7 @@ __all__ = [
     "GraphStore",
     "GraphView",
     "Hit",
+    "Neighbours",
     "Receipt",
     "Relation",
     "SessionKey",
@@ -276,6 +278,4 @@ class VectorStore(Protocol):
     ) -> list[Hit]: ...
     def nearest(self, table: str, vectors: np.ndarray, k: int, where: Filter) -> list[list[Hit]]: ...
     def text_search(self, table: str, text: str, k: int, where: Filter | None = None) -> list[Hit]: ...
-    def neighbours(
-        self, table: str, where: Filter, k: int
-    ) -> tuple[list[str], list[tuple[str, str, float]]]: ...
+    def neighbours(self, table: str, where: Filter, k: int) -> Neighbours: ...

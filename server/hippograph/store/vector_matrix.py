@@ -1,5 +1,4 @@
-"""Vectors searched exactly in memory with numpy: a small table's (``Matrix``), and every row's
-nearest others among a set (``nearest_pairs``, the vector side of the fact graph topics are found in)."""
+"""A small table's vectors searched exactly in memory with numpy (``Matrix``)."""
 
 from __future__ import annotations
 
@@ -9,9 +8,6 @@ from typing import Any
 import numpy as np
 
 from hippograph.store.vector_rows import Hit
-
-# Cells of the similarity matrix computed at once by nearest_pairs (float32: 16 MiB).
-_BLOCK_CELLS = 1 << 22
 
 
 class Matrix:
@@ -55,36 +51,3 @@ class Matrix:
             sims = np.where(np.isin(self.scopes, list(scopes)), sims, -np.inf)
         top = np.argsort(-sims, kind="stable")[:k]
         return [Hit(self.ids[i], float(sims[i]), r) for r, i in enumerate(top, 1) if np.isfinite(sims[i])]
-
-
-def nearest_pairs(ids: Sequence[str], vectors: np.ndarray, k: int) -> list[tuple[str, str, float]]:
-    """For each row, its ``k`` most similar other rows: (id, other id, cosine similarity).
-
-    Exact, a block of rows at a time, so memory stays ``_BLOCK_CELLS`` floats beside the vectors
-    whatever their number; the cost grows with the square of it (5k rows: ~0.3 s).
-    """
-    count = len(ids)
-    if count < 2:
-        return []
-    k = min(k, count - 1)
-    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
-    unit = (vectors / np.where(norms == 0, 1.0, norms)).astype(np.float32)
-    step = max(1, _BLOCK_CELLS // count)
-    pairs: list[tuple[str, str, float]] = []
-    for start in range(0, count, step):
-        sims = unit[start : start + step] @ unit.T
-        rows = np.arange(len(sims))
-        sims[rows, rows + start] = -np.inf  # not its own neighbour
-        near = np.argpartition(-sims, k - 1, axis=1)[:, :k]
-        for row, others in enumerate(near):
-            pairs += [(ids[start + row], ids[other], float(sims[row, other])) for other in others]
-    return pairs
-
-
-def read_vectors(table: Any, clause: str | None, dim: int) -> tuple[list[str], np.ndarray]:
-    """The ids and vectors (float32) of a LanceDB table's rows that ``clause`` admits."""
-    query = table.search().select(["id", "vector"]).limit(None)
-    data = (query.where(clause) if clause else query).to_arrow()
-    ids = [str(rid) for rid in data.column("id").to_pylist()]
-    flat = data.column("vector").combine_chunks().flatten() if ids else []
-    return ids, np.asarray(flat, dtype=np.float32).reshape(len(ids), dim)

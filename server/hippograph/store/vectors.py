@@ -28,7 +28,8 @@ from hippograph.store.lance_tables import (
     recreate_table,
     rewrite_table,
 )
-from hippograph.store.vector_matrix import Matrix, nearest_pairs, read_vectors
+from hippograph.store.vector_matrix import Matrix
+from hippograph.store.vector_neighbours import Neighbours, nearest, read_unit_int8
 from hippograph.store.vector_rows import Filter, Hit, as_stored, cosines, fact_row, id_list, unit
 
 __all__ = ["Filter", "Hit", "LanceVectorStore", "as_stored", "fact_row", "id_list", "unit"]
@@ -398,12 +399,11 @@ class LanceVectorStore:
         return hits
 
     @queried
-    def neighbours(self, table: str, where: Filter, k: int) -> tuple[list[str], list[tuple[str, str, float]]]:
-        """The ids of the rows ``where`` admits, and each one's ``k`` nearest others among them
-        (id, other id, cosine similarity): what topics are found from (``nearest_pairs``)."""
+    def neighbours(self, table: str, where: Filter, k: int) -> Neighbours:
+        """Each row ``where`` admits, and its ``k`` nearest others among them by cosine: what
+        topics are found from (``vector_neighbours``)."""
         self._flush_for_read()
-        ids, vectors = read_vectors(self._tables[table], where.sql(), self._dim)
-        return ids, nearest_pairs(ids, vectors, k)
+        return nearest(*read_unit_int8(self._tables[table], where.sql(), self._dim), k)
 
     def _pinned(self, table: str) -> tuple[Any, list[dict[str, Any]]]:
         """The table at a fixed version, and the rows that version lacks (written since, being
