@@ -8,6 +8,8 @@ which (``_resource_error``).
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 from urllib.parse import unquote
 
@@ -48,13 +50,11 @@ def add_resources(server: MCPServer[Any], memory: MemoryAPI, default_scope: str)
         mime_type="text/markdown",
     )
     def context_for_query(query: str, scope: str | None = None) -> str:
-        try:
+        with _as_resource_errors():
             return (
                 memory.recall(unquote(query), scope=scope or default_scope).narrative
                 or "_Nothing relevant in memory._"
             )
-        except HippographError as err:
-            raise _resource_error(err) from err
 
     @server.resource(
         "memory://stats",
@@ -97,10 +97,8 @@ def add_resources(server: MCPServer[Any], memory: MemoryAPI, default_scope: str)
         mime_type="application/json",
     )
     def topics_resource(scope: str | None = None) -> str:
-        try:
+        with _as_resource_errors():
             return replies.text(memory.topics(scope=scope or default_scope))
-        except HippographError as err:
-            raise _resource_error(err) from err
 
     @server.resource(
         "memory://topic/{topic_id}{?scope}",
@@ -111,10 +109,17 @@ def add_resources(server: MCPServer[Any], memory: MemoryAPI, default_scope: str)
         mime_type="application/json",
     )
     def topic_resource(topic_id: str, scope: str | None = None) -> str:
-        try:
+        with _as_resource_errors():
             return replies.text(memory.topic(unquote(topic_id), scope=scope or default_scope))
-        except HippographError as err:
-            raise _resource_error(err) from err
+
+
+@contextmanager
+def _as_resource_errors() -> Iterator[None]:
+    """A read's anticipated failures as the client gets them (``_resource_error``)."""
+    try:
+        yield
+    except HippographError as err:
+        raise _resource_error(err) from err
 
 
 def _resource_error(err: HippographError) -> Exception:

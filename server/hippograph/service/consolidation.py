@@ -17,6 +17,7 @@ import time
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -181,18 +182,7 @@ class Consolidator:
         scopes = visible_scopes(check.scope(scope))
         rows = self.stores.topics.topics(scopes, limit=LISTED)
         return TopicsOut(
-            topics=[
-                TopicOut(
-                    id=row.id,
-                    label=row.label,
-                    size=row.size,
-                    entities=row.entities,
-                    fact_ids=row.central,
-                    first=row.first,
-                    last=row.last,
-                )
-                for row in rows
-            ],
+            topics=[TopicOut(**_described(row), fact_ids=row.central) for row in rows],
             more=max(0, self.stores.topics.count(scopes) - len(rows)),
         )
 
@@ -207,18 +197,18 @@ class Consolidator:
             )
         central = self.stores.graph.get_facts(row.central)
         return TopicDetailOut(
-            id=row.id,
-            label=row.label,
+            **_described(row),
             scope=row.scope,
-            size=row.size,
-            entities=row.entities,
-            first=row.first,
-            last=row.last,
             central=[
                 TopicFact(id=fid, content=central[fid].content) for fid in row.central if fid in central
             ],
             fact_ids=self.stores.topics.members(row.id),
         )
+
+
+def _described(row: TopicRow) -> dict[str, Any]:
+    """What both topic replies say of a topic."""
+    return {key: getattr(row, key) for key in ("id", "label", "size", "entities", "first", "last")}
 
 
 def _chunks(ids: Sequence[str]) -> Iterator[list[str]]:

@@ -3,16 +3,16 @@
 ``review`` lists them as gaps: what a user asks about that memory does not hold yet. Only a
 question the secret screen passes is kept, at most ``_KEPT`` a scope (the least recently asked
 go first), and a purge empties the log (a question may quote what was erased). Losing the file
-loses nothing memory believes, so it needs no durability of its own.
+loses nothing memory believes (``sqlite_file``).
 """
 
 from __future__ import annotations
 
-import sqlite3
 import threading
 from collections.abc import Collection
 from pathlib import Path
 
+from hippograph.store import sqlite_file
 from hippograph.store.seam import Gap
 
 _KEPT = 1000
@@ -30,19 +30,7 @@ class GapLog:
 
     def __init__(self, path: Path) -> None:
         self._lock = threading.Lock()
-        try:
-            self._db = self._connect(path)
-        except sqlite3.DatabaseError:  # derived from nothing: start it afresh
-            path.unlink(missing_ok=True)
-            self._db = self._connect(path)
-
-    @staticmethod
-    def _connect(path: Path) -> sqlite3.Connection:
-        db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
-        for pragma in ("journal_mode=MEMORY", "synchronous=OFF", "secure_delete=ON"):
-            db.execute(f"PRAGMA {pragma}")
-        db.executescript(_SCHEMA)
-        return db
+        self._db = sqlite_file.connect(path, _SCHEMA, layout=1)
 
     def close(self) -> None:
         with self._lock:
@@ -54,17 +42,17 @@ class GapLog:
         key = " ".join(question.casefold().split())
         with self._lock:
             self._db.execute("BEGIN")
-            self._db.execute(
-                "INSERT INTO gap VALUES (?, ?, ?, 1, ?) ON CONFLICT (scope, key) DO UPDATE SET "
-                "asked = asked + 1, last = excluded.last, question = excluded.question",
-                (scope, key, question, at),
-            )
-            self._db.execute(
-                "DELETE FROM gap WHERE scope = ? AND key NOT IN "
-                "(SELECT key FROM gap WHERE scope = ? ORDER BY last DESC LIMIT ?)",
-                (scope, scope, _KEPT),
-            )
-            self._db.execute("COMMIT")
+            with self._db:  # commits, or rolls back on an error
+                self._db.execute(
+                    "INSERT INTO gap VALUES (?, ?, ?, 1, ?) ON CONFLICT (scope, key) DO UPDATE SET "
+                    "asked = asked + 1, last = excluded.last, question = excluded.question",
+                    (scope, key, question, at),
+                )
+                self._db.execute(
+                    "DELETE FROM gap WHERE scope = ? AND key NOT IN "
+                    "(SELECT key FROM gap WHERE scope = ? ORDER BY last DESC LIMIT ?)",
+                    (scope, scope, _KEPT),
+                )
 
     def gaps(self, scopes: Collection[str], *, limit: int) -> list[Gap]:
         """The questions of ``scopes``, the most asked first, then the most recent."""

@@ -1,10 +1,9 @@
 """The topics consolidation found, and the pairs of facts it found near each other, in SQLite
 (``topics.sqlite`` in the data dir).
 
-Derived structure, like the vector index: thrown away and found again by ``consolidate``, so the
-file needs no durability of its own (no journal on disk, no fsync); one that cannot be read is
-made afresh. What it holds comes from facts that passed the secret screen, and a purged fact's
-membership is deleted with ``secure_delete`` on, so the file keeps nothing of it.
+Derived structure, like the vector index: thrown away and found again by ``consolidate``
+(``sqlite_file``: no durability of its own, made afresh if unreadable). What it holds comes from
+facts that passed the secret screen, and a purged fact's rows are overwritten as they go.
 
 One topic belongs to one scope; a fact belongs to one topic at most.
 """
@@ -12,16 +11,14 @@ One topic belongs to one scope; a fact belongs to one topic at most.
 from __future__ import annotations
 
 import json
-import logging
 import sqlite3
 import threading
 from collections.abc import Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
+from hippograph.store import sqlite_file
 from hippograph.store.seam import TopicRow
-
-log = logging.getLogger(__name__)
 
 _FORMAT = 1
 _SCHEMA = """
@@ -56,27 +53,7 @@ class TopicTable:
     def __init__(self, path: Path) -> None:
         self.path = path
         self._lock = threading.RLock()
-        try:
-            self._db = self._connect()
-        except sqlite3.DatabaseError as err:
-            log.warning("the topics file %s is unreadable (%s): starting it afresh", path, err)
-            path.unlink(missing_ok=True)
-            self._db = self._connect()
-
-    def _connect(self) -> sqlite3.Connection:
-        db = sqlite3.connect(str(self.path), check_same_thread=False, isolation_level=None)
-        try:
-            for pragma in ("journal_mode=MEMORY", "synchronous=OFF", "secure_delete=ON"):
-                db.execute(f"PRAGMA {pragma}")
-            (version,) = db.execute("PRAGMA user_version").fetchone()
-            if version != _FORMAT and db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]:
-                raise sqlite3.DatabaseError(f"its format is {version}, not {_FORMAT}")
-            db.executescript(_SCHEMA)
-            db.execute(f"PRAGMA user_version = {_FORMAT}")
-        except BaseException:
-            db.close()
-            raise
-        return db
+        self._db = sqlite_file.connect(path, _SCHEMA, layout=_FORMAT)
 
     def close(self) -> None:
         with self._lock:
