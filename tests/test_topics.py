@@ -225,3 +225,18 @@ def test_a_label_is_the_words_a_topic_shares_and_others_do_not_never_a_name_or_f
     assert found[0][0] == "pottery" and found[1][0] in {"hiking", "trail"}
     assert not {"maya", "yeah", "awesome"} & {w for words in found for w in words}
     assert still_shared(["pottery", "glaze"], ["a pottery bowl", "pottery kiln glaze"]) == ["pottery"]
+
+
+def test_a_write_or_a_read_never_fails_for_the_derived_topic_and_gap_files(
+    memory: Memory, caplog: pytest.LogCaptureFixture
+) -> None:
+    _remember_themes(memory)
+    memory.consolidate()
+    memory.stores.topics.close()  # as if the file had gone bad under the server
+    memory.stores.gaps.close()
+    stored = memory.remember("Priya keeps a second sourdough starter in the fridge.")
+    assert memory.graph.get_fact(stored.id) is not None
+    memory.forget(stored.id)
+    assert memory.search("Which bank handles our payroll?").notes
+    logged = " ".join(r.getMessage() for r in caplog.records)
+    assert "topics" in logged and "question" in logged

@@ -12,6 +12,7 @@ forgotten one leaves its topic (``leave_topics``), and the background maintenanc
 from __future__ import annotations
 
 import itertools
+import logging
 import math
 import time
 from collections import Counter, defaultdict
@@ -55,6 +56,7 @@ _CHUNK = 500  # facts read at once
 # found topics for, and at least a topic's worth.
 _BUILT = "facts_at_consolidate"
 _LABEL_JOIN = ", "
+log = logging.getLogger(__name__)
 Edge = tuple[int, int, float]  # two rows of a scope's facts, and the edge's weight
 _PAIRED = 2  # a fact's nearest facts whose pairs review may list
 
@@ -120,7 +122,17 @@ class Consolidator:
                 self._row(tid, scope, [row_of[fid] for fid in group], label, found)
                 for tid, group, label in zip(ids, groups, words, strict=True)
             ]
-            self.stores.topics.replace(scope, rows, dict(zip(ids, groups, strict=True)), found.pairs)
+            with self.stores.write_lock:  # what was forgotten while this ran stays out
+                gone = self._gone([fid for group in groups for fid in group])
+                self.stores.topics.replace(
+                    scope,
+                    [r._replace(central=[f for f in r.central if f not in gone]) for r in rows],
+                    {
+                        tid: [f for f in group if f not in gone]
+                        for tid, group in zip(ids, groups, strict=True)
+                    },
+                    [(a, b, sim) for a, b, sim in found.pairs if a not in gone and b not in gone],
+                )
         return report
 
     def _read(self, scope: str) -> _Found:
@@ -154,6 +166,11 @@ class Consolidator:
         graph.add([a for (_, a), _ in turns], [b for _, (_, b) in turns], [typical] * len(turns))
         graph.add(*_columns(_shared_entities(times, entities, typical)))
         return _Found(ids, graph, times, entities, _near_pairs(near))
+
+    def _gone(self, fact_ids: Sequence[str]) -> set[str]:
+        """Those of ``fact_ids`` no longer active (forgotten, purged or replaced meanwhile)."""
+        statuses = self.stores.graph.view(EVERYWHERE).statuses(fact_ids)
+        return {fid for fid in fact_ids if statuses.get(fid) not in ACTIVE_STATUSES}
 
     def _texts(self, groups: Sequence[Sequence[str]]) -> Iterator[list[str]]:
         for group in groups:
@@ -255,7 +272,15 @@ def _near_pairs(near: Neighbours) -> list[tuple[str, str, float]]:
 def join_topics(stores: Stores, joining: Sequence[tuple[Fact, str | None, Mapping[str, float]]]) -> None:
     """New facts join a topic: each (fact, the turn before it in its session, the stored facts
     nearest it by meaning: id -> similarity) the one that turn, for a conversation turn, or else
-    its nearest facts are most in."""
+    its nearest facts are most in. Called once the facts have committed: topics are derived, so
+    a failure here is logged (the next consolidate places the facts), never the write's."""
+    try:
+        _join(stores, joining)
+    except Exception:
+        log.exception("could not add new facts to their topics; the next consolidate will")
+
+
+def _join(stores: Stores, joining: Sequence[tuple[Fact, str | None, Mapping[str, float]]]) -> None:
     if not joining or not stores.topics.count(sorted({f.scope for f, _, _ in joining})):
         return
     voters = [
@@ -277,7 +302,15 @@ def join_topics(stores: Stores, joining: Sequence[tuple[Fact, str | None, Mappin
 
 def leave_topics(stores: Stores, fact_ids: Iterable[str]) -> None:
     """Facts forgotten or purged leave their topics, whose labels and names keep only what the
-    facts left in them still share."""
+    facts left in them still share. Called once the forget has committed: a failure is logged
+    (the next consolidate leaves them out), never the forget's."""
+    try:
+        _leave(stores, fact_ids)
+    except Exception:
+        log.exception("could not take forgotten facts out of their topics; the next consolidate will")
+
+
+def _leave(stores: Stores, fact_ids: Iterable[str]) -> None:
     for tid in sorted(stores.topics.drop(set(fact_ids))):
         row = stores.topics.get(tid)
         if row is None:

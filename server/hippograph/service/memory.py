@@ -370,7 +370,10 @@ class Memory(MemoryAPI):
             unsure = any(note.startswith(NO_CONFIDENT_MATCH) for note in out.notes)
             if unsure and not secrets_scan.scan(question):
                 scope = check.scope(arguments.get("scope"))
-                self.stores.gaps.record(scope, question, iso(self.stores.clock()) or "")
+                try:
+                    self.stores.gaps.record(scope, question, iso(self.stores.clock()) or "")
+                except Exception:  # a log of questions must never fail the read
+                    log.exception("could not log a question without a confident match")
             return out
 
         return logged
