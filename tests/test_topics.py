@@ -7,6 +7,7 @@ import json
 from collections import Counter
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from mcp import Client
@@ -240,3 +241,22 @@ def test_a_write_or_a_read_never_fails_for_the_derived_topic_and_gap_files(
     assert memory.search("Which bank handles our payroll?").notes
     logged = " ".join(r.getMessage() for r in caplog.records)
     assert "topics" in logged and "question" in logged
+
+
+def test_a_fact_forgotten_while_consolidate_runs_stays_out_of_its_topics(
+    memory: Memory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    theme_of = _remember_themes(memory)
+    victim = next(iter(theme_of))
+    read = memory.consolidator._read
+
+    def read_then_forget(scope: str) -> Any:
+        found = read(scope)
+        memory.forget(victim, purge=True)  # between reading the facts and storing the topics
+        return found
+
+    monkeypatch.setattr(memory.consolidator, "_read", read_then_forget)
+    memory.consolidate()
+    assert victim not in _topic_of(memory)
+    for topic in memory.topics().topics:
+        assert topic.size == len(memory.topic(topic.id).fact_ids) and victim not in topic.fact_ids

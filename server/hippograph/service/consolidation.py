@@ -124,13 +124,16 @@ class Consolidator:
             ]
             with self.stores.write_lock:  # what was forgotten while this ran stays out
                 gone = self._gone([fid for group in groups for fid in group])
+                members = {
+                    tid: [f for f in group if f not in gone] for tid, group in zip(ids, groups, strict=True)
+                }
                 self.stores.topics.replace(
                     scope,
-                    [r._replace(central=[f for f in r.central if f not in gone]) for r in rows],
-                    {
-                        tid: [f for f in group if f not in gone]
-                        for tid, group in zip(ids, groups, strict=True)
-                    },
+                    [
+                        r._replace(size=len(members[r.id]), central=[f for f in r.central if f not in gone])
+                        for r in rows
+                    ],
+                    members,
                     [(a, b, sim) for a, b, sim in found.pairs if a not in gone and b not in gone],
                 )
         return report
