@@ -14,7 +14,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 
 from hippograph.domain.models import name_key
-from hippograph.text.query_intent import STOPWORDS
+from hippograph.text.query_intent import STOPWORDS, is_stopword
 
 __all__ = [
     "TYPES",
@@ -176,9 +176,7 @@ def _opens_sentence(text: str, start: int) -> bool:
 
 
 def _is_stopword(word: str) -> bool:
-    # A contraction of one ("I'll", "Don't", "We've") is a function word too.
-    bare = word.casefold().replace("’", "'").strip(".'")
-    return bare in STOPWORDS or bare.split("'")[0] in STOPWORDS or bare.endswith("n't")
+    return is_stopword(word.strip(".'’"))
 
 
 def keep(name: str) -> bool:

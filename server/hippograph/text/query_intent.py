@@ -20,6 +20,7 @@ __all__ = [
     "Intent",
     "QueryPlan",
     "content_words",
+    "is_stopword",
     "plan",
 ]
 
@@ -73,7 +74,7 @@ def content_words(text: str) -> list[str]:
     words = []
     for match in _TOKEN.finditer(text):
         word = _without_possessive(match.group().lower().replace("’", "'"))
-        if len(word) > 1 and not _is_stopword(word):
+        if len(word) > 1 and not is_stopword(word):
             words.append(word)
     return words
 
@@ -85,8 +86,8 @@ def _without_possessive(word: str) -> str:
     return word
 
 
-def _is_stopword(word: str) -> bool:
-    # Contractions ("hadn't", "i'm", "we'll") are function words too.
+def is_stopword(word: str) -> bool:
+    """Whether ``word`` (any case) is a function word, or a contraction of one ("hadn't", "I'll")."""
     lower = word.lower().replace("’", "'")
     return lower in STOPWORDS or lower.endswith("n't") or lower.split("'")[0] in STOPWORDS
 
@@ -172,9 +173,9 @@ def _proper_nouns(text: str) -> tuple[str, ...]:
         previous_end = match.end() if word == match.group() else -1
     spans: list[str] = []
     for run in runs:
-        while run and _is_stopword(run[0]):  # sentence-initial "What", "Did", and "I"
+        while run and is_stopword(run[0]):  # sentence-initial "What", "Did", and "I"
             run.pop(0)
-        while run and _is_stopword(run[-1]):
+        while run and is_stopword(run[-1]):
             run.pop()
         if run and " ".join(run) not in spans:
             spans.append(" ".join(run))

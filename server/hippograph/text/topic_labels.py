@@ -14,7 +14,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 
-from hippograph.text.query_intent import STOPWORDS
+from hippograph.text.query_intent import is_stopword
 
 # Most words in a label, and fewest (when the topic has them).
 MOST_WORDS = 4
@@ -84,8 +84,7 @@ def _may_label(word: str, lowercase: Counter[str]) -> bool:
     bare = word.split("'")[0]
     return (
         len(bare) > 2
-        and bare not in STOPWORDS
+        and not is_stopword(word)
         and bare not in _FILLER
-        and not word.endswith("n't")
         and lowercase[word] > 0  # written lowercase somewhere: not a name
     )
