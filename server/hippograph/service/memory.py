@@ -58,7 +58,7 @@ from hippograph.store.embed import Embedder, LazyEmbedder
 from hippograph.store.entity_index import EntityIndex
 from hippograph.store.name_typing import NameTyper
 from hippograph.store.ner import NameFinder, shared_recogniser
-from hippograph.store.seam import GraphStore, TopicStore, VectorStore
+from hippograph.store.seam import GraphStore, VectorStore
 from hippograph.text import secrets_scan
 
 Answer = TypeVar("Answer", SearchOut, RecallOut)
@@ -109,7 +109,6 @@ class Memory(MemoryAPI):
         vectors: VectorStore,
         embedder: Embedder,
         *,
-        topics: TopicStore | None = None,
         clock: Clock = utcnow,
     ) -> None:
         entities = graph.names
@@ -126,7 +125,7 @@ class Memory(MemoryAPI):
             sessions=SessionTails(graph),
             names=NameFinder(shared_recogniser()),  # loads on first use, or with start_background
             typer=NameTyper(embedder),
-            topics=topics if topics is not None else open_topics(settings),
+            topics=open_topics(settings),
             gaps=open_gaps(settings),
         )
         self.upkeep = Upkeep(self.stores)
