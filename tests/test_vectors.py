@@ -18,6 +18,7 @@ import pytest
 
 from hippograph.config import Settings
 from hippograph.service.memory import Memory
+from hippograph.store import lance_upkeep
 from hippograph.store.embed import FastEmbedder
 from hippograph.store.vector_rows import cosines
 from hippograph.store.vectors import Filter, LanceVectorStore
@@ -100,6 +101,48 @@ def test_a_large_enough_table_gets_an_ann_index_that_still_finds_the_nearest(tmp
     assert store.has_vector_index("facts")
     hits = store.vector_search("facts", vectors[42], 5, Filter(statuses=("staged",)))
     assert hits[0].id == ids[42]
+    store.close()
+
+
+def test_the_ann_index_is_built_afresh_once_optimizes_split_it_into_many_segments(
+    tmp_path: Path,
+) -> None:
+    store = LanceVectorStore(tmp_path / "vectors", dim=16, model="test-model")
+    ids, rows, vectors = _random_rows(600 + 10 * (lance_upkeep.MAX_SEGMENTS + 1))
+    store.add("facts", rows[:600], vectors[:600])
+    assert store.ensure_vector_index(min_rows=500) is True
+    rebuilt_at = None
+    for start in range(600, len(ids), 10):  # each optimize indexes its appends as a new segment
+        store.add("facts", rows[start : start + 10], vectors[start : start + 10])
+        store.optimize()
+        segments = lance_upkeep.ann_segments(store._tables["facts"])
+        assert segments is not None and segments > 1
+        if store.ensure_vector_index():
+            assert segments > lance_upkeep.MAX_SEGMENTS  # afresh only past the bound
+            rebuilt_at = start
+            break
+    assert rebuilt_at is not None
+    assert lance_upkeep.ann_segments(store._tables["facts"]) == 1
+    for i in (42, rebuilt_at + 9):
+        assert store.vector_search("facts", vectors[i], 5, Filter(statuses=("staged",)))[0].id == ids[i]
+    store.close()
+
+
+def test_the_background_fold_waits_until_enough_appends_wait(tmp_path: Path) -> None:
+    store = LanceVectorStore(tmp_path / "vectors", dim=16, model="test-model")
+    ids, rows, vectors = _random_rows(lance_upkeep.FOLD_FRAGMENTS)
+    for i in range(len(ids) - 1):
+        store.add("facts", rows[i : i + 1], vectors[i : i + 1])
+        store.flush()  # one fragment each
+        assert store.optimize(when_due=True) is False
+    store.add("facts", rows[-1:], vectors[-1:])
+    assert store.optimize(when_due=True) is True
+    assert store.optimize(when_due=True) is False  # nothing waits now
+    assert store.optimize() is True  # asked for: always
+    assert store.count("facts") == len(ids)
+    ids, rows, vectors = _random_rows(lance_upkeep.FOLD_ROWS, seed=8)
+    store.add("facts", rows, vectors)  # one large append (a bulk import): due by its rows
+    assert store.optimize(when_due=True) is True
     store.close()
 
 

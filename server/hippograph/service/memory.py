@@ -337,11 +337,11 @@ class Memory(MemoryAPI):
         return self.upkeep.reconcile()
 
     def tune_indexes(self) -> None:
-        """Fold small appends into the indexes; build the ANN index once the store is large."""
-        if self.vectors.ensure_vector_index():
-            log.info("built the ANN vector index")
+        """Build the ANN index once the store is large (afresh once it has split into many
+        segments); fold small appends into the indexes once enough wait."""
+        self.vectors.ensure_vector_index()
         with self.stores.write_lock:
-            self.vectors.optimize()
+            self.vectors.optimize(when_due=True)
 
     def _recall(
         self,

@@ -28,6 +28,7 @@ from hippograph.store.lance_tables import (
     recreate_table,
     rewrite_table,
 )
+from hippograph.store.lance_upkeep import ANN_MIN_ROWS, Appends, ann_segments, ensure_ann_index
 from hippograph.store.vector_matrix import Matrix
 from hippograph.store.vector_neighbours import Neighbours, nearest, read_unit_int8
 from hippograph.store.vector_rows import Filter, Hit, as_stored, cosines, fact_row, id_list, unit
@@ -37,12 +38,6 @@ __all__ = ["Filter", "Hit", "LanceVectorStore", "as_stored", "fact_row", "id_lis
 log = logging.getLogger(__name__)
 
 _TABLES = ("facts", "entities")
-# Compact the fragments small appends leave behind once this many accumulate.
-_OPTIMIZE_EVERY = 200
-# Below this many rows an exact scan is fast enough; above it, an ANN index pays off. Measured
-# on the perf bench's facts and queries: at 5k rows flat 11.4 ms vs IVF-HNSW-SQ 6.4 ms (0.989 of
-# the exact top-40, built in 1.0 s); at 10k flat 15.4 ms vs 6.2 ms (0.985, 2.3 s).
-ANN_MIN_ROWS = 5_000
 _KEEP_VERSIONS = timedelta(minutes=1)
 # With the ANN index, probe 20 partitions and rank by the index's 8-bit (SQ) distances. At
 # 100k facts, against exact top-40 over the perf bench's queries: 0.986 of the true top-40,
@@ -73,7 +68,7 @@ class LanceVectorStore:
         # Set when a write raised: the graph may hold what this index lacks, so the next open
         # must reconcile even after a clean close (Memory.close then records no versions).
         self.write_failed = False
-        self._pending_fragments = 0
+        self._appends = Appends()  # written since the last fold into the indexes
         # The tables dropped and created empty (unreadable, or for another schema or model).
         self.rebuilt: set[str] = set()
         self.refilling: set[str] = set()  # rebuilt while serving, not yet refilled (see queried)
@@ -208,6 +203,7 @@ class LanceVectorStore:
             self._flushing = {name: dict(rows) for name, rows in adds.items()}
         if not self._in_flight:
             return
+        written = sum(len(rows) for rows in adds.values()) + len(statuses)
         try:
             for name in list(adds):
                 self._tables[name].add(list(adds[name].values()))
@@ -230,8 +226,7 @@ class LanceVectorStore:
             with self._buffer_lock:
                 self._in_flight = False
                 self._flushing = {}
-        self._pending_fragments += 1
-        if self._pending_fragments >= _OPTIMIZE_EVERY:
+        if self._appends.noted(written):
             self._optimize_locked()
 
     def _flush_for_read(self) -> None:
@@ -275,38 +270,40 @@ class LanceVectorStore:
                     self._tables[name].delete(f"id IN {id_list(ids)}")
             for name in _TABLES:
                 self._tables[name] = rewrite_table(self._db, name, self._tables[name])
-            self._pending_fragments = 0
+            self._appends.folded()
             self._unpin()
             with self._buffer_lock:
                 self._matrix, self._matrix_loaded = None, False
 
     def has_vector_index(self, table: str) -> bool:
-        return any("vector" in idx.columns for idx in self._tables[table].list_indices())
+        return ann_segments(self._tables[table]) is not None
 
     def ensure_vector_index(self, table: str = "facts", min_rows: int = ANN_MIN_ROWS) -> bool:
-        """Build an IVF-HNSW index once the table is large; True if one was built now.
+        """Build the ANN index once the table is large, and afresh once it has split into many
+        segments (``lance_upkeep``); True if one was built now.
 
         Runs without the write lock: Lance commits the index beside concurrent appends, and
         rows added meanwhile are searched exactly until the next optimize folds them in.
         """
-        if self.has_vector_index(table) or self.count(table) < min_rows:
-            return False
-        from lancedb.index import IvfHnswSq
+        return ensure_ann_index(self._tables[table], self.count(table), min_rows)
 
-        self._tables[table].create_index("vector", config=IvfHnswSq(distance_type="cosine"), replace=False)
-        return True
-
-    def optimize(self, *, closing: bool = False) -> None:
+    def optimize(self, *, closing: bool = False, when_due: bool = False) -> bool:
+        """Fold the rows appended since the last optimize into the indexes, compact the table's
+        files and drop old versions; True if it ran. ``when_due`` (the background job): only
+        once enough appends wait (``lance_upkeep.Appends``)."""
         with self._writing():
             self._flush_locked()
+            if when_due and not self._appends.due():
+                return False
             self._optimize_locked(keep=timedelta(seconds=1) if closing else _KEEP_VERSIONS)
+            return True
 
     def _optimize_locked(self, keep: timedelta = _KEEP_VERSIONS) -> None:
         for table in self._tables.values():
             # Every append is a Lance version; only this process reads them, so old ones go
             # (kept a minute while serving, so a search in flight never loses its files).
             table.optimize(cleanup_older_than=keep)
-        self._pending_fragments = 0
+        self._appends.folded()
         self._unpin()
 
     def _unpin(self) -> None:
