@@ -16,6 +16,7 @@ from hippograph.config import Settings
 from hippograph.domain.errors import NotFound
 from hippograph.domain.topics import MAX_TOPIC, MIN_TOPIC, stable_ids, topic_id
 from hippograph.mcp_app import build_server
+from hippograph.service.consolidation import ENTITIES
 from hippograph.service.memory import Memory
 from hippograph.service.topic_graph import FactGraph
 from hippograph.sharing.proxy import SharedMemory
@@ -67,6 +68,28 @@ def _remember_themes(memory: Memory, scope: str | None = None) -> dict[str, str]
 
 def _topic_of(memory: Memory, scope: str | None = None) -> dict[str, str]:
     return {fid: t.id for t in memory.topics(scope).topics for fid in memory.topic(t.id, scope).fact_ids}
+
+
+def test_a_topics_entities_are_those_most_of_its_facts_name_ties_in_id_order(memory: Memory) -> None:
+    linked: dict[str, list[tuple[str, str]]] = {}
+    jobs = ["repaint", "reroof", "insulate", "clear out", "rewire", "fix the door of"]
+    when = ["in May", "before winter", "this autumn", "on Saturday", "next month", "today"]
+    # Two names in every sentence: a tie for the shed topic's entities.
+    shed = [f"Orla and Bram {job} the garden shed {at}." for job, at in zip(jobs, when, strict=True)]
+    for i in range(6):
+        for sentences in (*THEMES.values(), shed):
+            out = memory.remember(sentences[i])
+            linked[out.id] = [(e.id, e.name) for e in out.linked_entities]
+    memory.consolidate()
+    tied = 0
+    for topic in memory.topics().topics:
+        members = memory.topic(topic.id).fact_ids
+        named = Counter(eid for fid in members for eid in {e for e, _ in linked[fid]})
+        name = {e: n for fid in members for e, n in linked[fid]}
+        ranked = sorted(named.items(), key=lambda kv: (-kv[1], kv[0]))[:ENTITIES]
+        assert topic.entities == [name[e] for e, n in ranked if n >= 2]
+        tied += len({n for _, n in ranked if n >= 2}) < len([n for _, n in ranked if n >= 2])
+    assert tied  # the shed's topic: Orla and Bram named equally often, in the order of their ids
 
 
 def test_consolidate_groups_each_subjects_facts_into_topics_labelled_without_names(memory: Memory) -> None:

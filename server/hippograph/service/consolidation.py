@@ -189,7 +189,10 @@ class Consolidator:
 
     def _row(self, tid: str, scope: str, rows: Sequence[int], words: list[str], found: _Found) -> TopicRow:
         named = Counter(eid for row in rows for eid in set(found.entities.get(row, ())))
-        common = [eid for eid, n in named.most_common(ENTITIES) if n >= 2]
+        # Most facts first, ties by id: a set's order (and so most_common's among ties) changes
+        # with each process's string hashing, and a topic's entities must not.
+        ranked = sorted(named.items(), key=lambda kv: (-kv[1], kv[0]))[:ENTITIES]
+        common = [eid for eid, n in ranked if n >= 2]
         names = self.stores.graph.entities(common)
         spans = sorted(found.times[row] for row in rows)
         return TopicRow(
