@@ -98,7 +98,7 @@ def test_a_large_enough_table_gets_an_ann_index_that_still_finds_the_nearest(tmp
     store.add("facts", rows, vectors)
     assert store.ensure_vector_index(min_rows=1000) is False  # too small: stays a flat scan
     assert store.ensure_vector_index(min_rows=500) is True
-    assert store.has_vector_index("facts")
+    assert lance_upkeep.ann_segments(store._tables["facts"]) == 1
     hits = store.vector_search("facts", vectors[42], 5, Filter(statuses=("staged",)))
     assert hits[0].id == ids[42]
     store.close()
@@ -143,6 +143,24 @@ def test_the_background_fold_waits_until_enough_appends_wait(tmp_path: Path) -> 
     ids, rows, vectors = _random_rows(lance_upkeep.FOLD_ROWS, seed=8)
     store.add("facts", rows, vectors)  # one large append (a bulk import): due by its rows
     assert store.optimize(when_due=True) is True
+    store.close()
+
+
+def test_the_write_path_skips_a_fold_while_the_ann_index_is_built_and_folds_after(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(lance_upkeep, "OPTIMIZE_EVERY", 3)
+    store = LanceVectorStore(tmp_path / "vectors", dim=16, model="test-model")
+    _, rows, vectors = _random_rows(6)
+    with store._index_lock:  # as ensure_vector_index holds it while it builds
+        for i in range(5):
+            store.add("facts", rows[i : i + 1], vectors[i : i + 1])
+            store.flush()  # the write path: it must neither wait nor fail
+        assert store._appends.fragments == 5  # still waiting to be folded
+    store.add("facts", rows[5:], vectors[5:])
+    store.flush()
+    assert store._appends.fragments == 0  # folded at the first append after the build
+    assert store.count("facts") == 6
     store.close()
 
 

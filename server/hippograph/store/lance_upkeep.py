@@ -4,7 +4,9 @@ Every LanceDB append is a fragment that each query opens (~0.1 ms each); an opti
 the fragments and folds their rows into the indexes, the ANN index as a new segment (LanceDB's
 Python API does not merge segments) that each vector query searches too. ``Appends`` says when a
 fold is due; ``ensure_ann_index`` builds the ANN index, and builds it afresh when it has too
-many segments.
+many segments. A build and a fold never run at once: Lance refuses the fold's index commit if a
+build committed meanwhile ("Retryable commit conflict"), so the vector store holds one lock for
+both, and its write path skips a fold while a build runs (it tries again at its next append).
 """
 
 from __future__ import annotations

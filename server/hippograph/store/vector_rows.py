@@ -65,6 +65,21 @@ class Hit:
     rank: int  # 1-based
 
 
+def ranked(
+    queries: np.ndarray, ids: Sequence[str], stored: Sequence[np.ndarray], asking: Sequence[int], k: int
+) -> list[list[Hit]]:
+    """For each query (a row of unit vectors), its ``k`` candidates of highest cosine: the
+    candidate ``ids`` with their ``stored`` vectors, each proposed for the query numbered in
+    ``asking`` (-1: for every query)."""
+    sims = queries @ np.stack(stored).T if len(stored) else np.empty((len(queries), 0))
+    hits = []
+    for q, row in enumerate(sims):
+        best = {fid: float(sim) for fid, sim, who in zip(ids, row, asking, strict=True) if who in (q, -1)}
+        scored = sorted(best.items(), key=lambda kv: (-kv[1], kv[0]))[:k]
+        hits.append([Hit(fid, sim, rank) for rank, (fid, sim) in enumerate(scored, 1)])
+    return hits
+
+
 def _sql_time(value: datetime) -> str:
     return f"timestamp '{value.astimezone(UTC).strftime('%Y-%m-%d %H:%M:%S.%f')}'"
 

@@ -28,10 +28,10 @@ from hippograph.store.lance_tables import (
     recreate_table,
     rewrite_table,
 )
-from hippograph.store.lance_upkeep import ANN_MIN_ROWS, Appends, ann_segments, ensure_ann_index
+from hippograph.store.lance_upkeep import ANN_MIN_ROWS, Appends, ensure_ann_index
 from hippograph.store.vector_matrix import Matrix
 from hippograph.store.vector_neighbours import Neighbours, nearest, read_unit_int8
-from hippograph.store.vector_rows import Filter, Hit, as_stored, cosines, fact_row, id_list, unit
+from hippograph.store.vector_rows import Filter, Hit, as_stored, cosines, fact_row, id_list, ranked, unit
 
 __all__ = ["Filter", "Hit", "LanceVectorStore", "as_stored", "fact_row", "id_list", "unit"]
 
@@ -69,6 +69,7 @@ class LanceVectorStore:
         # must reconcile even after a clean close (Memory.close then records no versions).
         self.write_failed = False
         self._appends = Appends()  # written since the last fold into the indexes
+        self._index_lock = threading.Lock()  # index builds and folds one at a time (lance_upkeep)
         # The tables dropped and created empty (unreadable, or for another schema or model).
         self.rebuilt: set[str] = set()
         self.refilling: set[str] = set()  # rebuilt while serving, not yet refilled (see queried)
@@ -227,7 +228,7 @@ class LanceVectorStore:
                 self._in_flight = False
                 self._flushing = {}
         if self._appends.noted(written):
-            self._optimize_locked()
+            self._optimize_locked(wait=False)  # not while a build runs: at a later append then
 
     def _flush_for_read(self) -> None:
         """Flush before a read; if writing fails, the read goes on without the buffered rows."""
@@ -268,15 +269,13 @@ class LanceVectorStore:
             for name, ids in (("facts", facts), ("entities", entities)):
                 if ids:
                     self._tables[name].delete(f"id IN {id_list(ids)}")
-            for name in _TABLES:
-                self._tables[name] = rewrite_table(self._db, name, self._tables[name])
+            with self._index_lock:
+                for name in _TABLES:
+                    self._tables[name] = rewrite_table(self._db, name, self._tables[name])
             self._appends.folded()
             self._unpin()
             with self._buffer_lock:
                 self._matrix, self._matrix_loaded = None, False
-
-    def has_vector_index(self, table: str) -> bool:
-        return ann_segments(self._tables[table]) is not None
 
     def ensure_vector_index(self, table: str = "facts", min_rows: int = ANN_MIN_ROWS) -> bool:
         """Build the ANN index once the table is large, and afresh once it has split into many
@@ -285,7 +284,9 @@ class LanceVectorStore:
         Runs without the write lock: Lance commits the index beside concurrent appends, and
         rows added meanwhile are searched exactly until the next optimize folds them in.
         """
-        return ensure_ann_index(self._tables[table], self.count(table), min_rows)
+        rows = self.count(table)
+        with self._index_lock:
+            return ensure_ann_index(self._tables[table], rows, min_rows)
 
     def optimize(self, *, closing: bool = False, when_due: bool = False) -> bool:
         """Fold the rows appended since the last optimize into the indexes, compact the table's
@@ -295,16 +296,22 @@ class LanceVectorStore:
             self._flush_locked()
             if when_due and not self._appends.due():
                 return False
-            self._optimize_locked(keep=timedelta(seconds=1) if closing else _KEEP_VERSIONS)
-            return True
+            return self._optimize_locked(keep=timedelta(seconds=1) if closing else _KEEP_VERSIONS)
 
-    def _optimize_locked(self, keep: timedelta = _KEEP_VERSIONS) -> None:
-        for table in self._tables.values():
-            # Every append is a Lance version; only this process reads them, so old ones go
-            # (kept a minute while serving, so a search in flight never loses its files).
-            table.optimize(cleanup_older_than=keep)
+    def _optimize_locked(self, keep: timedelta = _KEEP_VERSIONS, *, wait: bool = True) -> bool:
+        """Optimize every table; without ``wait``, not while the ANN index is being built."""
+        if not self._index_lock.acquire(blocking=wait):
+            return False
+        try:
+            for table in self._tables.values():
+                # Every append is a Lance version; only this process reads them, so old ones go
+                # (kept a minute while serving, so a search in flight never loses its files).
+                table.optimize(cleanup_older_than=keep)
+        finally:
+            self._index_lock.release()
         self._appends.folded()
         self._unpin()
+        return True
 
     def _unpin(self) -> None:
         """Drop the pinned versions (old versions' files may be gone): nearest pins afresh."""
@@ -386,14 +393,8 @@ class LanceVectorStore:
         ]
         stored = [as_stored(v) for v in found.column("vector").to_pylist()]
         stored += [as_stored(r["vector"]) for r in pending if where.matches(r)]
-        sims = queries @ np.stack(stored).T if stored else np.empty((len(queries), 0))
         asking = (indexes or [0] * found.num_rows) + [-1] * (len(ids) - found.num_rows)  # -1: every query
-        hits = []
-        for q, row in enumerate(sims):
-            best = {fid: float(sim) for fid, sim, who in zip(ids, row, asking, strict=True) if who in (q, -1)}
-            scored = sorted(best.items(), key=lambda kv: (-kv[1], kv[0]))[:k]
-            hits.append([Hit(fid, sim, rank) for rank, (fid, sim) in enumerate(scored, 1)])
-        return hits
+        return ranked(queries, ids, stored, asking, k)
 
     @queried
     def neighbours(self, table: str, where: Filter, k: int) -> Neighbours:
