@@ -157,6 +157,7 @@ def test_the_write_path_skips_a_fold_while_the_ann_index_is_built_and_folds_afte
             store.add("facts", rows[i : i + 1], vectors[i : i + 1])
             store.flush()  # the write path: it must neither wait nor fail
         assert store._appends.fragments == 5  # still waiting to be folded
+        assert store.optimize(closing=True) is False  # a closing store does not wait for a build
     store.add("facts", rows[5:], vectors[5:])
     store.flush()
     assert store._appends.fragments == 0  # folded at the first append after the build

@@ -39,6 +39,7 @@ log = logging.getLogger(__name__)
 
 _TABLES = ("facts", "entities")
 _KEEP_VERSIONS = timedelta(minutes=1)
+_KEEP_CLOSING = timedelta(seconds=1)  # no search is in flight once the store closes
 # With the ANN index, probe 20 partitions and rank by the index's 8-bit (SQ) distances. At
 # 100k facts, against exact top-40 over the perf bench's queries: 0.986 of the true top-40,
 # 7-9 ms a query; re-ranking with exact vectors (refine_factor 4) lifts that to 0.999 but
@@ -289,14 +290,14 @@ class LanceVectorStore:
             return ensure_ann_index(self._tables[table], rows, min_rows)
 
     def optimize(self, *, closing: bool = False, when_due: bool = False) -> bool:
-        """Fold the rows appended since the last optimize into the indexes, compact the table's
-        files and drop old versions; True if it ran. ``when_due`` (the background job): only
-        once enough appends wait (``lance_upkeep.Appends``)."""
+        """Fold the appended rows into the indexes, compact the files, drop old versions; True if
+        it ran. ``when_due`` (the background job): once enough wait (``lance_upkeep.Appends``).
+        ``closing``: not while an ANN index build runs (minutes when large): the next process folds."""
         with self._writing():
             self._flush_locked()
             if when_due and not self._appends.due():
                 return False
-            return self._optimize_locked(keep=timedelta(seconds=1) if closing else _KEEP_VERSIONS)
+            return self._optimize_locked(_KEEP_CLOSING if closing else _KEEP_VERSIONS, wait=not closing)
 
     def _optimize_locked(self, keep: timedelta = _KEEP_VERSIONS, *, wait: bool = True) -> bool:
         """Optimize every table; without ``wait``, not while the ANN index is being built."""
