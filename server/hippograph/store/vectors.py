@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import logging
 import threading
-import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
@@ -92,14 +91,14 @@ class LanceVectorStore:
         self._pins: dict[str, Any] = {}
         self._since_pin: dict[str, dict[str, dict[str, Any]]] = {name: {} for name in _TABLES}
         self._wake = threading.Event()
-        self._stopping = False
+        self._closing = threading.Event()  # set by close: the writer stops, close writes the rest
         self._flusher: threading.Thread | None = None
         self._matrix: Matrix | None = None  # the entities, while few enough (see _IN_MEMORY_MAX_ROWS)
         self._matrix_loaded = False
 
     def close(self) -> None:
         """Stop the background writer and write what is buffered (raises if that write fails)."""
-        self._stopping = True
+        self._closing.set()
         self._wake.set()
         if self._flusher is not None:
             self._flusher.join(timeout=60)
@@ -162,7 +161,7 @@ class LanceVectorStore:
     def _wake_writer(self) -> None:
         if self._flusher is None:
             with self._buffer_lock:
-                if self._flusher is None and not self._stopping:
+                if self._flusher is None and not self._closing.is_set():
                     self._flusher = threading.Thread(
                         target=self._write_behind, name="hippograph-vector-writes", daemon=True
                     )
@@ -170,11 +169,11 @@ class LanceVectorStore:
         self._wake.set()
 
     def _write_behind(self) -> None:
-        while not self._stopping:
+        while not self._closing.is_set():
             self._wake.wait()
-            if self._stopping:
+            # Let a burst of writes gather into one LanceDB add; a close does not wait for it.
+            if self._closing.wait(_FLUSH_AFTER_S):
                 return
-            time.sleep(_FLUSH_AFTER_S)  # let a burst of writes gather into one LanceDB add
             self._wake.clear()
             try:
                 self.flush()
