@@ -11,7 +11,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import lancedb
 import numpy as np
 import pyarrow as pa
 import pytest
@@ -20,6 +19,7 @@ from hippograph.config import Settings
 from hippograph.service.memory import Memory
 from hippograph.store import lance_upkeep
 from hippograph.store.embed import FastEmbedder
+from hippograph.store.lance_tables import connect
 from hippograph.store.vector_rows import cosines
 from hippograph.store.vectors import Filter, LanceVectorStore
 
@@ -39,7 +39,7 @@ def test_a_float32_table_of_the_same_model_is_converted_not_re_embedded(
     mem.close()
 
     # Rewrite the facts table as schema version 1 wrote it: float32 vectors.
-    db = lancedb.connect(str(settings.data_dir / "vectors"))
+    db = connect(settings.data_dir / "vectors")  # lancedb, as the store imports it
     old = db.open_table("facts").to_arrow()
     meta = json.loads(old.schema.metadata[b"hippograph"])
     v1 = old.schema.set(
