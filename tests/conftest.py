@@ -5,8 +5,9 @@ from __future__ import annotations
 import getpass
 import shutil
 import tempfile
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import settings as hypothesis_settings
@@ -63,9 +64,42 @@ def empty_store(tmp_path_factory: pytest.TempPathFactory, models_dir: Path, embe
     return data_dir
 
 
+Fill = Callable[[Memory], Any]
+
+
+@pytest.fixture(scope="session")
+def prebuilt(
+    tmp_path_factory: pytest.TempPathFactory, models_dir: Path, embedder: FastEmbedder, empty_store: Path
+) -> Callable[[Fill], tuple[Path, Any]]:
+    """``prebuilt(fill)``: a data dir that ``fill`` wrote into an empty memory, closed cleanly,
+    made once per test process, and what ``fill`` returned (ids, say). A module whose tests each
+    start from the same writes copies it for each test (see ``memory_source``) instead of
+    writing them again."""
+    made: dict[Fill, tuple[Path, Any]] = {}
+
+    def build(fill: Fill) -> tuple[Path, Any]:
+        if fill not in made:
+            data_dir = tmp_path_factory.mktemp(fill.__name__.strip("_")) / "data"
+            shutil.copytree(empty_store, data_dir)
+            memory = Memory.open(Settings(data_dir=data_dir, models_dir=models_dir), embedder=embedder)
+            try:
+                made[fill] = (data_dir, fill(memory))
+            finally:
+                memory.close()
+        return made[fill]
+
+    return build
+
+
 @pytest.fixture
-def memory(settings: Settings, embedder: FastEmbedder, empty_store: Path) -> Iterator[Memory]:
-    shutil.copytree(empty_store, settings.data_dir)
+def memory_source(empty_store: Path) -> Path:
+    """The data dir ``memory`` opens a copy of: an empty memory, unless a module says otherwise."""
+    return empty_store
+
+
+@pytest.fixture
+def memory(settings: Settings, embedder: FastEmbedder, memory_source: Path) -> Iterator[Memory]:
+    shutil.copytree(memory_source, settings.data_dir)
     mem = Memory.open(settings, embedder=embedder)
     yield mem
     mem.close()

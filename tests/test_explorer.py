@@ -5,9 +5,10 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 from starlette.testclient import TestClient
@@ -16,6 +17,7 @@ from hippograph.explorer import LOOPBACK_HOSTS, build_app, hosts_for, static_dir
 from hippograph.service.memory import Memory
 
 ROOT = Path(__file__).resolve().parents[1]
+Prebuilt = Callable[[Callable[[Memory], Any]], tuple[Path, Any]]  # conftest.prebuilt
 
 
 @dataclass(frozen=True)
@@ -32,8 +34,7 @@ class Seeded:
     entities: frozenset[str]
 
 
-@pytest.fixture
-def seeded(memory: Memory) -> Seeded:
+def _seeded(memory: Memory) -> Seeded:
     def remember(content: str, entities: list[str], **extra: str) -> str:
         return memory.remember(content, entities=entities, **extra).id
 
@@ -66,6 +67,19 @@ def seeded(memory: Memory) -> Seeded:
         ids=(berlin, tea, bob, decision, release, meetup, carol, birthday, lisbon),
         entities=frozenset({"Alice", "Berlin", "Bob", "Hippograph", "Kuzu", "Carol", "Lisbon"}),
     )
+
+
+@pytest.fixture
+def memory_source(request: pytest.FixtureRequest, empty_store: Path, prebuilt: Prebuilt) -> Path:
+    """For a test that asks for ``seeded``, a copy of the seeded memory; else an empty one."""
+    return prebuilt(_seeded)[0] if "seeded" in request.fixturenames else empty_store
+
+
+@pytest.fixture
+def seeded(memory: Memory, prebuilt: Prebuilt) -> Seeded:
+    """The ids of what ``memory`` (a copy of the seeded memory) holds."""
+    seeded: Seeded = prebuilt(_seeded)[1]
+    return seeded
 
 
 @pytest.fixture

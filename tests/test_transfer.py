@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import io
 import json
-from collections.abc import Iterator
+import shutil
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -17,14 +19,29 @@ from hippograph.service.transfer import export, import_hippograph
 from hippograph.store.embed import FastEmbedder
 
 DATA = Path(__file__).parent / "data" / "transfer"
+Prebuilt = Callable[[Callable[[Memory], Any]], tuple[Path, Any]]  # conftest.prebuilt
 
 
 @pytest.fixture
-def other(settings: Settings, embedder: FastEmbedder, tmp_path: Path) -> Iterator[Memory]:
+def other(settings: Settings, embedder: FastEmbedder, tmp_path: Path, empty_store: Path) -> Iterator[Memory]:
     """A second, empty store in its own data dir."""
+    shutil.copytree(empty_store, tmp_path / "other")
     mem = Memory.open(settings.model_copy(update={"data_dir": tmp_path / "other"}), embedder=embedder)
     yield mem
     mem.close()
+
+
+@pytest.fixture
+def memory_source(request: pytest.FixtureRequest, empty_store: Path, prebuilt: Prebuilt) -> Path:
+    """For a test that asks for ``filled``, a copy of the filled memory; else an empty one."""
+    return prebuilt(_fill)[0] if "filled" in request.fixturenames else empty_store
+
+
+@pytest.fixture
+def filled(memory: Memory, prebuilt: Prebuilt) -> dict[str, str]:
+    """The ids the tests look at in ``memory``, a copy of the memory ``_fill`` wrote."""
+    ids: dict[str, str] = prebuilt(_fill)[1]
+    return ids
 
 
 def _export(memory: Memory) -> str:
@@ -86,8 +103,10 @@ def _fill(memory: Memory) -> dict[str, str]:
     }
 
 
-def test_export_then_import_rebuilds_the_store_exactly(memory: Memory, other: Memory) -> None:
-    ids = _fill(memory)
+def test_export_then_import_rebuilds_the_store_exactly(
+    memory: Memory, filled: dict[str, str], other: Memory
+) -> None:
+    ids = filled
     first = _export(memory)
 
     report = import_hippograph(other.stores, other.upkeep, first.splitlines())
@@ -118,8 +137,7 @@ def test_export_then_import_rebuilds_the_store_exactly(memory: Memory, other: Me
     ]
 
 
-def test_export_is_deterministic_and_records_every_fact_field(memory: Memory) -> None:
-    _fill(memory)
+def test_export_is_deterministic_and_records_every_fact_field(memory: Memory, filled: dict[str, str]) -> None:
     first, second = _export(memory), _export(memory)
     assert first.splitlines()[1:] == second.splitlines()[1:]
     header = json.loads(first.splitlines()[0])
@@ -136,8 +154,9 @@ def test_export_is_deterministic_and_records_every_fact_field(memory: Memory) ->
     assert {"SUPERSEDES", "CAUSES", "NEXT", "ABOUT", "RELATES", "HAS_TAG"} <= edge_types
 
 
-def test_importing_an_export_twice_adds_nothing_the_second_time(memory: Memory, other: Memory) -> None:
-    _fill(memory)
+def test_importing_an_export_twice_adds_nothing_the_second_time(
+    memory: Memory, filled: dict[str, str], other: Memory
+) -> None:
     lines = _export(memory).splitlines()
     first = import_hippograph(other.stores, other.upkeep, lines)
     counts = _counts(other)
@@ -151,8 +170,7 @@ def test_importing_an_export_twice_adds_nothing_the_second_time(memory: Memory, 
     assert import_hippograph(memory.stores, memory.upkeep, lines).skipped_existing == first.records
 
 
-def test_import_reports_progress_in_batches(memory: Memory, other: Memory) -> None:
-    _fill(memory)
+def test_import_reports_progress_in_batches(memory: Memory, filled: dict[str, str], other: Memory) -> None:
     seen: list[int] = []
     report = import_hippograph(other.stores, other.upkeep, _export(memory).splitlines(), progress=seen.append)
     assert seen == sorted(seen) and seen[-1] == report.records
@@ -173,9 +191,8 @@ def test_import_reports_progress_in_batches(memory: Memory, other: Memory) -> No
     ],
 )
 def test_a_bad_line_is_refused_by_number_and_nothing_is_written(
-    memory: Memory, other: Memory, line: str, expected: str
+    memory: Memory, filled: dict[str, str], other: Memory, line: str, expected: str
 ) -> None:
-    _fill(memory)
     lines = _export(memory).splitlines()
     fact = json.loads(next(x for x in lines if '"type": "fact"' in x))
     broken = {
@@ -195,9 +212,9 @@ def test_a_bad_line_is_refused_by_number_and_nothing_is_written(
 
 
 def test_an_export_from_before_record_time_imports_and_reads_its_history(
-    memory: Memory, other: Memory
+    memory: Memory, filled: dict[str, str], other: Memory
 ) -> None:
-    ids = _fill(memory)
+    ids = filled
     old_lines = []
     for line in _export(memory).splitlines():
         record = json.loads(line)
