@@ -5,7 +5,7 @@ from __future__ import annotations
 import getpass
 import shutil
 import tempfile
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +19,7 @@ from hippograph.service.memory import Memory
 from hippograph.sharing.proxy import SharedMemory
 from hippograph.store.embed import FastEmbedder, assemble_default_model
 from testkit.mounts import release_leftovers
+from testkit.prebuilt import Fill, Prebuilt
 
 # No per-example deadline: a shared, loaded machine makes timing a flake, not a finding
 # (speed is measured by bench/, never asserted in tests).
@@ -64,17 +65,14 @@ def empty_store(tmp_path_factory: pytest.TempPathFactory, models_dir: Path, embe
     return data_dir
 
 
-Fill = Callable[[Memory], Any]
-
-
 @pytest.fixture(scope="session")
 def prebuilt(
     tmp_path_factory: pytest.TempPathFactory, models_dir: Path, embedder: FastEmbedder, empty_store: Path
-) -> Callable[[Fill], tuple[Path, Any]]:
+) -> Prebuilt:
     """``prebuilt(fill)``: a data dir that ``fill`` wrote into an empty memory, closed cleanly,
     made once per test process, and what ``fill`` returned (ids, say). A module whose tests each
-    start from the same writes copies it for each test (see ``memory_source``) instead of
-    writing them again."""
+    start from the same writes names the fill in ``PREBUILT``, and ``memory`` is a copy of it
+    for each test that asks for the fixture named there, instead of writing them again."""
     made: dict[Fill, tuple[Path, Any]] = {}
 
     def build(fill: Fill) -> tuple[Path, Any]:
@@ -92,8 +90,12 @@ def prebuilt(
 
 
 @pytest.fixture
-def memory_source(empty_store: Path) -> Path:
-    """The data dir ``memory`` opens a copy of: an empty memory, unless a module says otherwise."""
+def memory_source(request: pytest.FixtureRequest, empty_store: Path, prebuilt: Prebuilt) -> Path:
+    """The data dir ``memory`` opens a copy of: an empty memory, or for a test that asks for a
+    fixture its module's ``PREBUILT`` ({fixture name: fill}) names, the memory that fill wrote."""
+    for name, fill in getattr(request.module, "PREBUILT", {}).items():
+        if name in request.fixturenames:
+            return prebuilt(fill)[0]
     return empty_store
 
 

@@ -5,19 +5,18 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import pytest
 from starlette.testclient import TestClient
 
 from hippograph.explorer import LOOPBACK_HOSTS, build_app, hosts_for, static_dir, uvicorn_server
 from hippograph.service.memory import Memory
+from testkit.prebuilt import Prebuilt
 
 ROOT = Path(__file__).resolve().parents[1]
-Prebuilt = Callable[[Callable[[Memory], Any]], tuple[Path, Any]]  # conftest.prebuilt
 
 
 @dataclass(frozen=True)
@@ -69,10 +68,7 @@ def _seeded(memory: Memory) -> Seeded:
     )
 
 
-@pytest.fixture
-def memory_source(request: pytest.FixtureRequest, empty_store: Path, prebuilt: Prebuilt) -> Path:
-    """For a test that asks for ``seeded``, a copy of the seeded memory; else an empty one."""
-    return prebuilt(_seeded)[0] if "seeded" in request.fixturenames else empty_store
+PREBUILT = {"seeded": _seeded}  # conftest: the memory of a test asking for seeded
 
 
 @pytest.fixture

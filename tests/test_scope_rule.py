@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import tempfile
 from datetime import UTC, datetime
 from pathlib import Path
@@ -158,9 +159,14 @@ def _refusal(memory: Memory, fact_id: str, scope: str) -> str:
 @settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(world=worlds, asked=st.lists(queries, min_size=3, max_size=5))
 def test_no_read_names_a_fact_outside_the_callers_scopes(
-    models_dir: Path, embedder: FastEmbedder, world: dict[str, Any], asked: list[dict[str, Any]]
+    models_dir: Path,
+    embedder: FastEmbedder,
+    empty_store: Path,
+    world: dict[str, Any],
+    asked: list[dict[str, Any]],
 ) -> None:
     with tempfile.TemporaryDirectory() as tmp:
+        shutil.copytree(empty_store, Path(tmp) / "data")
         memory = Memory.open(Settings(data_dir=Path(tmp) / "data", models_dir=models_dir), embedder=embedder)
         try:
             scope_of = _build(memory, world)

@@ -22,6 +22,7 @@ from hippograph.service.topic_graph import FactGraph
 from hippograph.sharing.proxy import SharedMemory
 from hippograph.store.embed import FastEmbedder
 from hippograph.text.topic_labels import labels, still_shared
+from testkit.prebuilt import Prebuilt
 
 THEMES = {
     "bread": [
@@ -66,6 +67,20 @@ def _remember_themes(memory: Memory, scope: str | None = None) -> dict[str, str]
     return theme_of
 
 
+def _themes(memory: Memory) -> dict[str, str]:
+    return _remember_themes(memory)
+
+
+PREBUILT = {"themes": _themes}  # conftest: the memory of a test asking for themes
+
+
+@pytest.fixture
+def themes(memory: Memory, prebuilt: Prebuilt) -> dict[str, str]:
+    """fact id -> theme of the facts ``memory`` (a copy of ``_themes``' memory) holds."""
+    theme_of: dict[str, str] = prebuilt(_themes)[1]
+    return theme_of
+
+
 def _topic_of(memory: Memory, scope: str | None = None) -> dict[str, str]:
     return {fid: t.id for t in memory.topics(scope).topics for fid in memory.topic(t.id, scope).fact_ids}
 
@@ -92,8 +107,10 @@ def test_a_topics_entities_are_those_most_of_its_facts_name_ties_in_id_order(mem
     assert tied  # the shed's topic: Orla and Bram named equally often, in the order of their ids
 
 
-def test_consolidate_groups_each_subjects_facts_into_topics_labelled_without_names(memory: Memory) -> None:
-    theme_of = _remember_themes(memory)
+def test_consolidate_groups_each_subjects_facts_into_topics_labelled_without_names(
+    memory: Memory, themes: dict[str, str]
+) -> None:
+    theme_of = themes
     report = memory.consolidate()
     [scope] = report.scopes
     assert (scope.scope, scope.facts, scope.added, scope.removed) == ("global", 24, scope.topics, 0)
@@ -116,8 +133,9 @@ def test_consolidate_groups_each_subjects_facts_into_topics_labelled_without_nam
     assert {"Priya", "Tomasz", "Ingrid"} <= names  # a topic names who its facts are about
 
 
-def test_consolidate_again_changes_nothing_and_a_few_new_facts_keep_every_id(memory: Memory) -> None:
-    _remember_themes(memory)
+def test_consolidate_again_changes_nothing_and_a_few_new_facts_keep_every_id(
+    memory: Memory, themes: dict[str, str]
+) -> None:
     memory.consolidate()
     before = _topic_of(memory)
     again = memory.consolidate().scopes[0]
@@ -133,15 +151,16 @@ def test_consolidate_again_changes_nothing_and_a_few_new_facts_keep_every_id(mem
     assert set(_topic_of(memory).values()) == set(before.values())  # the same ids
 
 
-def test_a_dry_run_reports_the_topics_and_keeps_none(memory: Memory) -> None:
-    _remember_themes(memory)
+def test_a_dry_run_reports_the_topics_and_keeps_none(memory: Memory, themes: dict[str, str]) -> None:
     report = memory.consolidate(dry_run=True)
     assert report.dry_run and report.scopes[0].topics >= 3 and report.scopes[0].added >= 3
     assert memory.topics().topics == [] and memory.topics().more == 0
 
 
-def test_a_forgotten_or_purged_fact_leaves_its_topic_and_the_topics_file(memory: Memory) -> None:
-    theme_of = _remember_themes(memory)
+def test_a_forgotten_or_purged_fact_leaves_its_topic_and_the_topics_file(
+    memory: Memory, themes: dict[str, str]
+) -> None:
+    theme_of = themes
     memory.consolidate()
     topic_of = _topic_of(memory)
     retracted, purged = [fid for fid in topic_of if theme_of[fid] == "running"][:2]
@@ -252,9 +271,8 @@ def test_a_label_is_the_words_a_topic_shares_and_others_do_not_never_a_name_or_f
 
 
 def test_a_write_or_a_read_never_fails_for_the_derived_topic_and_gap_files(
-    memory: Memory, caplog: pytest.LogCaptureFixture
+    memory: Memory, themes: dict[str, str], caplog: pytest.LogCaptureFixture
 ) -> None:
-    _remember_themes(memory)
     memory.consolidate()
     memory.stores.topics.close()  # as if the file had gone bad under the server
     memory.stores.gaps.close()
@@ -267,9 +285,9 @@ def test_a_write_or_a_read_never_fails_for_the_derived_topic_and_gap_files(
 
 
 def test_a_fact_forgotten_while_consolidate_runs_stays_out_of_its_topics(
-    memory: Memory, monkeypatch: pytest.MonkeyPatch
+    memory: Memory, themes: dict[str, str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    theme_of = _remember_themes(memory)
+    theme_of = themes
     victim = next(iter(theme_of))
     read = memory.consolidator._read
 

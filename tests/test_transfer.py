@@ -5,9 +5,8 @@ from __future__ import annotations
 import io
 import json
 import shutil
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -17,9 +16,9 @@ from hippograph.service.import_mcp import import_mcp_memory
 from hippograph.service.memory import Memory
 from hippograph.service.transfer import export, import_hippograph
 from hippograph.store.embed import FastEmbedder
+from testkit.prebuilt import Prebuilt
 
 DATA = Path(__file__).parent / "data" / "transfer"
-Prebuilt = Callable[[Callable[[Memory], Any]], tuple[Path, Any]]  # conftest.prebuilt
 
 
 @pytest.fixture
@@ -29,19 +28,6 @@ def other(settings: Settings, embedder: FastEmbedder, tmp_path: Path, empty_stor
     mem = Memory.open(settings.model_copy(update={"data_dir": tmp_path / "other"}), embedder=embedder)
     yield mem
     mem.close()
-
-
-@pytest.fixture
-def memory_source(request: pytest.FixtureRequest, empty_store: Path, prebuilt: Prebuilt) -> Path:
-    """For a test that asks for ``filled``, a copy of the filled memory; else an empty one."""
-    return prebuilt(_fill)[0] if "filled" in request.fixturenames else empty_store
-
-
-@pytest.fixture
-def filled(memory: Memory, prebuilt: Prebuilt) -> dict[str, str]:
-    """The ids the tests look at in ``memory``, a copy of the memory ``_fill`` wrote."""
-    ids: dict[str, str] = prebuilt(_fill)[1]
-    return ids
 
 
 def _export(memory: Memory) -> str:
@@ -101,6 +87,16 @@ def _fill(memory: Memory) -> dict[str, str]:
         "phone": phone.id,
         "standup_last": standup[-1].id,
     }
+
+
+PREBUILT = {"filled": _fill}  # conftest: the memory of a test asking for filled
+
+
+@pytest.fixture
+def filled(memory: Memory, prebuilt: Prebuilt) -> dict[str, str]:
+    """The ids the tests look at in ``memory``, a copy of the memory ``_fill`` wrote."""
+    ids: dict[str, str] = prebuilt(_fill)[1]
+    return ids
 
 
 def test_export_then_import_rebuilds_the_store_exactly(
