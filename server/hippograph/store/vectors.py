@@ -76,8 +76,7 @@ class LanceVectorStore:
         self._tables: dict[str, Any] = {}
         for name in _TABLES:
             self._tables[name], rebuilt = open_table(self._db, name, dim=dim, model=model)
-            if rebuilt:
-                self.rebuilt.add(name)
+            self.rebuilt |= {name} if rebuilt else set()
         # The write-behind buffer (see _FLUSH_AFTER_S), guarded by _buffer_lock, which is never
         # held across a LanceDB call: a writer never waits for a flush in progress.
         self._buffer_lock = threading.Lock()
@@ -291,10 +290,11 @@ class LanceVectorStore:
     def optimize(self, *, closing: bool = False, when_due: bool = False) -> bool:
         """Fold the appended rows into the indexes, compact the files, drop old versions; True if
         it ran. ``when_due`` (the background job): once enough wait (``lance_upkeep.Appends``).
-        ``closing``: not while an ANN index build runs (minutes when large): the next process folds."""
+        ``closing``: only after appends (a reading process has nothing to fold), and not while an
+        ANN index build runs (minutes when large): the next process that writes folds."""
         with self._writing():
             self._flush_locked()
-            if when_due and not self._appends.due():
+            if (when_due and not self._appends.due()) or (closing and not self._appends.fragments):
                 return False
             return self._optimize_locked(_KEEP_CLOSING if closing else _KEEP_VERSIONS, wait=not closing)
 
