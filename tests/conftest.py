@@ -51,9 +51,15 @@ def embedder(models_dir: Path) -> FastEmbedder:
     return FastEmbedder(DEFAULT_MODEL, models_dir)
 
 
+@pytest.fixture(scope="session")
+def base_settings(tmp_path_factory: pytest.TempPathFactory, models_dir: Path) -> Settings:
+    """The settings the environment gives, read once: a test's are a copy with its own data dir."""
+    return Settings(data_dir=tmp_path_factory.mktemp("unused") / "data", models_dir=models_dir)
+
+
 @pytest.fixture
-def settings(tmp_path: Path, models_dir: Path) -> Settings:
-    return Settings(data_dir=tmp_path / "data", models_dir=models_dir)
+def settings(tmp_path: Path, base_settings: Settings) -> Settings:
+    return base_settings.model_copy(update={"data_dir": tmp_path / "data"})
 
 
 @pytest.fixture(scope="session")
@@ -108,9 +114,10 @@ def memory(settings: Settings, embedder: FastEmbedder, memory_source: Path) -> I
 
 
 @pytest.fixture
-async def client(tmp_path: Path, models_dir: Path, embedder: FastEmbedder) -> AsyncIterator[Client]:
-    """An MCP client session with an in-process server over a fresh data dir."""
-    memory = SharedMemory.open(Settings(data_dir=tmp_path / "data", models_dir=models_dir), embedder=embedder)
+async def client(settings: Settings, embedder: FastEmbedder, empty_store: Path) -> AsyncIterator[Client]:
+    """An MCP client session with an in-process server over a new, empty memory."""
+    shutil.copytree(empty_store, settings.data_dir)
+    memory = SharedMemory.open(settings, embedder=embedder)
     try:
         async with Client(build_server(memory)) as connected:
             yield connected
