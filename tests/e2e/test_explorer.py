@@ -17,6 +17,7 @@ import pytest
 
 from hippograph.explorer import uvicorn_server
 from hippograph.service.memory import Memory
+from tests.test_explorer import PREBUILT as IN_PROCESS
 from tests.test_explorer import ROOT, Seeded
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -29,6 +30,7 @@ CHROMIUM_ARGS = [
     "--no-first-run",
 ]
 WAIT_MS = 20_000
+PREBUILT = IN_PROCESS  # conftest: the memory of a test asking for seeded is the seeded one
 
 
 @pytest.fixture
