@@ -17,7 +17,7 @@ from __future__ import annotations
 import inspect
 import sys
 from collections.abc import Callable
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypeVar
 from urllib.parse import unquote
 
 import anyio
@@ -27,6 +27,7 @@ from mcp.server.mcpserver.exceptions import (
     ToolError,
     UnexpectedToolError,
 )
+from mcp.server.mcpserver.prompts import Prompt
 from mcp.server.mcpserver.tools import Tool
 from mcp.server.stdio import stdio_server
 from mcp.server.subscriptions import InMemorySubscriptionBus
@@ -169,6 +170,7 @@ def _tool(
 # schemas from its function's signature (~18 ms a tool, 10 tools), which is the same for every
 # server of a process (a test run builds hundreds).
 _MADE: dict[str, Tool] = {}
+_Fn = TypeVar("_Fn", bound=Callable[..., Any])
 
 
 def _as_tool(operation: Operation, fn: Callable[..., Any]) -> Tool:
@@ -350,11 +352,29 @@ def build_server(memory: MemoryAPI, scope: str = GLOBAL_SCOPE) -> MemoryServer:
     return server
 
 
+# Each prompt as first made, by name: its arguments' metadata is derived from the function's
+# signature (~5 ms a prompt), the same for every server of a process (see _MADE for tools).
+_PROMPTS: dict[str, Prompt] = {}
+
+
+def _prompt(server: MemoryServer, name: str, title: str) -> Callable[[_Fn], _Fn]:
+    """Register the decorated function as the prompt ``name`` of ``server``."""
+
+    def register(fn: _Fn) -> _Fn:
+        made = _PROMPTS.get(name)
+        if made is None:
+            made = _PROMPTS[name] = Prompt.from_function(fn, name=name, title=title)
+        server.add_prompt(made.model_copy(update={"fn": fn}))
+        return fn
+
+    return register
+
+
 def _add_prompts(server: MemoryServer, memory: MemoryAPI, scope: str) -> None:
     """The prompts (recall a topic, summarize an entity, save the conversation, tidy memory) and
     completions for their and the resource templates' arguments: entity names, and scopes."""
 
-    @server.prompt("what_do_you_know", title="What do you know about...")
+    @_prompt(server, "what_do_you_know", "What do you know about...")
     async def what_do_you_know(
         topic: Annotated[str, Field(description="A person, project or subject, e.g. Alice.")],
     ) -> str:
@@ -370,7 +390,7 @@ def _add_prompts(server: MemoryServer, memory: MemoryAPI, scope: str) -> None:
         )
         return RECALL_PROMPT.format(topic=topic, context=context)
 
-    @server.prompt("summarize_entity", title="Summarize an entity")
+    @_prompt(server, "summarize_entity", "Summarize an entity")
     async def summarize_entity(
         name: Annotated[str, Field(description="A person, project or thing memory knows, e.g. Alice.")],
     ) -> str:
@@ -385,14 +405,14 @@ def _add_prompts(server: MemoryServer, memory: MemoryAPI, scope: str) -> None:
             store = f'remember(content=<the summary>, entities=["{profile.name}"], tags=["summary"]).'
         return SUMMARY_PROMPT.format(name=profile.name, store=store, profile=replies.text(profile))
 
-    @server.prompt("save_decisions", title="Save this session's decisions")
+    @_prompt(server, "save_decisions", "Save this session's decisions")
     def save_decisions(
         focus: Annotated[str | None, Field(description="Only what concerns this, e.g. the deploy.")] = None,
     ) -> str:
         """Remember each durable decision, preference and fact of this conversation, without duplicates."""
         return SAVE_PROMPT.format(focus=f" about {focus}" if focus else "")
 
-    @server.prompt("tidy_memory", title="Tidy memory")
+    @_prompt(server, "tidy_memory", "Tidy memory")
     def tidy_memory() -> str:
         """Walk through memory's review queue (conflicts, duplicates, weak facts, gaps) with the user."""
         return TIDY_PROMPT.format(scoped="" if scope == GLOBAL_SCOPE else f"(scope={scope!r})")
