@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import argparse
 import shutil
-import statistics
 import subprocess
 import tempfile
 import time
@@ -34,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.growth import hubs, people
+from bench.perf.measure import pct
 from hippograph.config import DEFAULT_MODEL, Settings, default_models_dir
 from hippograph.service.memory import Memory
 from hippograph.store.embed import FastEmbedder
@@ -76,11 +76,6 @@ def play(memory: Memory, minutes: int, per_minute: int, job: Callable[[Memory], 
     return spent
 
 
-def _p(samples: list[float], q: float) -> float:
-    ordered = sorted(samples)
-    return ordered[int(q * (len(ordered) - 1))]
-
-
 def measure(memory: Memory, embedder: FastEmbedder) -> dict[str, float]:
     questions = [
         f"Where did {hubs(i).split(' reviewed')[0]} review {hubs(i).split()[2]}?"
@@ -100,9 +95,9 @@ def measure(memory: Memory, embedder: FastEmbedder) -> dict[str, float]:
         searched.append((t1 - t0) * 1000)
         floor.append((t2 - t1) * 1000)
     return {
-        "search_p50": statistics.median(searched),
-        "search_p95": _p(searched, 0.95),
-        "floor_p50": statistics.median(floor),
+        "search_p50": pct(searched)["p50"],
+        "search_p95": pct(searched)["p95"],
+        "floor_p50": pct(floor)["p50"],
         "segments": float(ann_segments(table) or 0),
     }
 

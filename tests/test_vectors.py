@@ -143,6 +143,9 @@ def test_the_background_fold_waits_until_enough_appends_wait(tmp_path: Path) -> 
     ids, rows, vectors = _random_rows(lance_upkeep.FOLD_ROWS, seed=8)
     store.add("facts", rows, vectors)  # one large append (a bulk import): due by its rows
     assert store.optimize(when_due=True) is True
+    assert store.optimize(closing=True) is False  # a close after reads only: nothing to fold
+    store.add("facts", rows[:1], vectors[:1])
+    assert store.optimize(closing=True) is True  # a close after any append folds it
     store.close()
 
 

@@ -170,7 +170,6 @@ def _tool(
 # schemas from its function's signature (~18 ms a tool, 10 tools), which is the same for every
 # server of a process (a test run builds hundreds).
 _MADE: dict[str, Tool] = {}
-_Fn = TypeVar("_Fn", bound=Callable[..., Any])
 
 
 def _as_tool(operation: Operation, fn: Callable[..., Any]) -> Tool:
@@ -355,6 +354,7 @@ def build_server(memory: MemoryAPI, scope: str = GLOBAL_SCOPE) -> MemoryServer:
 # Each prompt as first made, by name: its arguments' metadata is derived from the function's
 # signature (~5 ms a prompt), the same for every server of a process (see _MADE for tools).
 _PROMPTS: dict[str, Prompt] = {}
+_Fn = TypeVar("_Fn", bound=Callable[..., Any])
 
 
 def _prompt(server: MemoryServer, name: str, title: str) -> Callable[[_Fn], _Fn]:

@@ -54,10 +54,11 @@ class Appends:
         self.rows += rows
         return self.fragments >= OPTIMIZE_EVERY
 
-    def due(self) -> bool:
-        """Whether the background job should fold them now."""
-        if not self.fragments:
-            return False
+    def due(self, *, closing: bool = False) -> bool:
+        """Whether to fold them now: at a close, once anything was appended (a process that only
+        read has nothing to fold); for the background job, once enough wait."""
+        if not self.fragments or closing:
+            return bool(self.fragments)
         waited = time.monotonic() - self.since
         return self.fragments >= FOLD_FRAGMENTS or self.rows >= FOLD_ROWS or waited >= FOLD_AFTER_S
 

@@ -76,7 +76,8 @@ class LanceVectorStore:
         self._tables: dict[str, Any] = {}
         for name in _TABLES:
             self._tables[name], rebuilt = open_table(self._db, name, dim=dim, model=model)
-            self.rebuilt |= {name} if rebuilt else set()
+            if rebuilt:
+                self.rebuilt.add(name)
         # The write-behind buffer (see _FLUSH_AFTER_S), guarded by _buffer_lock, which is never
         # held across a LanceDB call: a writer never waits for a flush in progress.
         self._buffer_lock = threading.Lock()
@@ -271,8 +272,7 @@ class LanceVectorStore:
             with self._index_lock:
                 for name in _TABLES:
                     self._tables[name] = rewrite_table(self._db, name, self._tables[name])
-            self._appends.folded()
-            self._unpin()
+            self._folded()
             with self._buffer_lock:
                 self._matrix, self._matrix_loaded = None, False
 
@@ -289,12 +289,11 @@ class LanceVectorStore:
 
     def optimize(self, *, closing: bool = False, when_due: bool = False) -> bool:
         """Fold the appended rows into the indexes, compact the files, drop old versions; True if
-        it ran. ``when_due`` (the background job): once enough wait (``lance_upkeep.Appends``).
-        ``closing``: only after appends (a reading process has nothing to fold), and not while an
-        ANN index build runs (minutes when large): the next process that writes folds."""
+        it ran. ``when_due`` (the background job) and ``closing``: if ``Appends.due`` says so;
+        ``closing`` not while an ANN index build runs (minutes when large): the next writer folds."""
         with self._writing():
             self._flush_locked()
-            if (when_due and not self._appends.due()) or (closing and not self._appends.fragments):
+            if (when_due or closing) and not self._appends.due(closing=closing):
                 return False
             return self._optimize_locked(_KEEP_CLOSING if closing else _KEEP_VERSIONS, wait=not closing)
 
@@ -309,12 +308,13 @@ class LanceVectorStore:
                 table.optimize(cleanup_older_than=keep)
         finally:
             self._index_lock.release()
-        self._appends.folded()
-        self._unpin()
+        self._folded()
         return True
 
-    def _unpin(self) -> None:
-        """Drop the pinned versions (old versions' files may be gone): nearest pins afresh."""
+    def _folded(self) -> None:
+        """After a fold or a rewrite: nothing waits to be folded, and the pinned versions are
+        dropped (old versions' files may be gone): nearest pins afresh."""
+        self._appends.folded()
         with self._buffer_lock:
             self._pins.clear()
 
