@@ -16,11 +16,13 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from hippograph.domain.errors import ModelUnavailable
 from hippograph.store.embed import packaged_file, sha256_of
+from hippograph.text.name_cues import cued_type
 from hippograph.text.names import (
     TYPES,
     Name,
@@ -167,7 +169,7 @@ def _names(text: str, spans: Sequence[tuple[str, str, int, int]]) -> list[Name]:
             span, start = span[4:], start + 4
         recognised.append(Name(span.strip(), kind, "ner", start, end))
     who = speaker(text)
-    return merge(
+    found = merge(
         [who] if who else [],
         code_identifiers(text, camel=False),
         recognised,
@@ -177,3 +179,8 @@ def _names(text: str, spans: Sequence[tuple[str, str, int, int]]) -> list[Name]:
         opening_words(text),
         blocked=blocked,
     )
+    # What the sentence says a name is ("her startup, Loomcraft") stands over any guess.
+    cued = [(name, cued_type(text, name.start, name.end)) for name in found]
+    return [
+        replace(name, type=kind, how="cue") if kind and name.how != "speaker" else name for name, kind in cued
+    ]

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 
 from hippograph.domain.models import name_key
+from hippograph.text.name_cues import HONORIFIC, head_type
 from hippograph.text.query_intent import STOPWORDS, is_stopword
 
 __all__ = [
@@ -109,10 +110,11 @@ def capitalised_runs(text: str) -> list[Name]:
         start, end = match.start(), match.end()
         # A sentence's first word is capitalised whatever it is ("Ask Priya", "Hey Caroline"):
         # no evidence of a name. Edge stopwords ("The", "I") are no part of one either.
-        if _opens_sentence(text, start):
+        # But two words whose second is a name's head word are the name ("Northwind Traders sent").
+        if _opens_sentence(text, start) and not (len(words) == 2 and head_type(" ".join(words))):
             start += len(words.pop(0)) + 1
-        while words and _is_stopword(words[0]):
-            start += len(words.pop(0)) + 1
+        while words and (_is_stopword(words[0]) or HONORIFIC.fullmatch(words[0])):
+            start += len(words.pop(0)) + 1  # "Mr. Petrov" is Petrov
         while words and _is_stopword(words[-1]):
             end -= len(words.pop()) + 1
         if len(words) >= 2:
@@ -163,7 +165,11 @@ def addressed(text: str, start: int, end: int) -> bool:
     about them."""
     after = text[end:].lstrip()
     closes = not after or after[0] in ",!?.;:"
-    sentence = re.split(r"[.!?;:\n]", text[:start])[-1]
+    lead_in = text[:start]
+    title = re.search(r"(\S+)\s*$", lead_in)
+    if title and HONORIFIC.fullmatch(title.group(1)):
+        lead_in = lead_in[: title.start()]  # "Our landlord, Mr. Petrov": no sentence ends at "Mr."
+    sentence = re.split(r"[.!?;:\n]", lead_in)[-1]
     lead = [w.casefold() for w in re.findall(r"[\w'’]+", sentence)]
     if closes and all(w in _INTERJECTIONS for w in lead):
         return True

@@ -1,0 +1,76 @@
+"""A sentence that says what a name is types it: titles, a name's head word, apposition, a copula."""
+
+from __future__ import annotations
+
+import pytest
+
+from hippograph.service.memory import Memory
+from hippograph.text.name_cues import cued_type, head_type
+from hippograph.text.names import capitalised_runs
+
+
+def _cue(text: str, name: str) -> str | None:
+    start = text.index(name)
+    return cued_type(text, start, start + len(name))
+
+
+@pytest.mark.parametrize(
+    ("text", "name", "kind"),
+    [
+        ("Ask Dr. Okonkwo about the rash.", "Okonkwo", "person"),
+        ("My cousin Ilse sent the photos.", "Ilse", "person"),
+        ("Quarry Ridge Analytics wants the raw export.", "Quarry Ridge Analytics", "organization"),
+        ("We landed at Marrow Airport after midnight.", "Marrow Airport", "place"),
+        ("He teaches at the University of Antwerp.", "University of Antwerp", "organization"),
+        ("Our payroll firm, Saltbox, cancelled the contract.", "Saltbox", "organization"),
+        ("She sings in a choir called The Wrens.", "The Wrens", "organization"),
+        ("Tolga, our new intern, starts on Monday.", "Tolga", "person"),
+        ("Fernhill is a small village in Wales.", "Fernhill", "place"),
+        ("The editor is Helix now, not Vim.", "Helix", "tool"),
+        ("Our bank is Calder Mutual.", "Calder Mutual", "organization"),
+    ],
+)
+def test_what_the_sentence_says_a_name_is_is_its_type(text: str, name: str, kind: str) -> None:
+    assert _cue(text, name) == kind
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("The app Sarah built is slow on old phones.", "Sarah"),  # a bare noun before: no apposition
+        ("After the meeting at the bank, Sarah called.", "Sarah"),  # a comma between two phrases
+        ("Sarah is a bank teller in Leeds.", "Sarah"),  # the phrase's head is "teller", no kind
+        ("Send the slides to Marguerite.", "Marguerite"),
+    ],
+)
+def test_no_cue_where_the_sentence_does_not_say(text: str, name: str) -> None:
+    assert _cue(text, name) is None
+
+
+def test_a_head_word_types_only_a_name_of_several_words() -> None:
+    assert head_type("Analytics") is None
+    assert head_type("Lakeview Bank") == "organization"
+    assert head_type("Bank of Ireland") == "organization"
+
+
+def test_a_title_is_no_part_of_the_name_and_two_words_with_a_head_open_a_sentence_whole() -> None:
+    def runs(text: str) -> list[str]:
+        return [n.text for n in capitalised_runs(text)]
+
+    assert runs("Our landlord, Mr. Petrov Ivanov, fixes things.") == ["Petrov Ivanov"]
+    assert runs("Northgate Traders sent a late invoice.") == ["Northgate Traders"]
+    assert runs("Ask Lakeview Bank for the statement.") == ["Lakeview Bank"]
+
+
+def _created(out: object) -> dict[str, str]:
+    return {e.name: e.type for e in out.linked_entities if e.created}  # type: ignore[attr-defined]
+
+
+def test_remember_types_names_by_what_the_sentence_says(memory: Memory) -> None:
+    out = memory.remember("Her startup, Quillfeather, raised a seed round from Mr. Abernathy.")
+    assert _created(out) == {"Quillfeather": "organization", "Abernathy": "person"}
+
+
+def test_a_name_after_a_title_spoken_to_is_still_no_fact_about_them(memory: Memory) -> None:
+    out = memory.remember("Thanks, Mr. Abernathy!")
+    assert "Abernathy" not in _created(out)
