@@ -260,8 +260,21 @@ def prefixed_token_findings(text: str) -> Iterator[tuple[int, int]]:
         classes = sum(any(f(c) for c in body) for f in (str.isupper, str.islower, str.isdigit))
         # Digests are hex in one case; a body of hex digits in both cases is drawn at random.
         random_hex = len(body) >= 32 and _ANY_HEX.fullmatch(body) is not None and classes >= 2
-        if random_hex or (classes >= 2 and entropy(body) >= 4 and secret_shaped(body)):
+        if random_hex or (classes >= 2 and entropy(body) >= _random_entropy(body) and secret_shaped(body)):
             yield match.span()
+
+
+def _random_entropy(body: str) -> float:
+    """The least entropy (bits a character) a random ``body`` has, given its length and the
+    classes it draws from: n characters from an alphabet of k show about d = k(1 - (1 - 1/k)^n)
+    distinct ones, and their counts, never all equal, put the entropy some 0.2-0.3 bits under
+    log2(d) (±0.1): half a bit under lets nearly all through. Capped at 4 bits (26 characters of
+    mixed case and digits: `NRAK-` and 27 capitals and digits is ~4.1 bits, `sk-` and 48 of all
+    three ~5.2); text with a prefix is rarely that even."""
+    classes = ((str.isupper, 26), (str.islower, 26), (str.isdigit, 10))
+    k = sum(size for test, size in classes if any(map(test, body)))
+    distinct = k * (1 - (1 - 1 / k) ** len(body))
+    return min(4.0, math.log2(distinct) - 0.5)
 
 
 _HEXISH = re.compile(r"[0-9a-f-]+|[0-9A-F-]+")  # SHAs, UUIDs: not secrets in prose
