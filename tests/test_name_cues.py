@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from hippograph.config import Settings
 from hippograph.service.memory import Memory
+from hippograph.store.embed import FastEmbedder
 from hippograph.text.name_cues import cued_type, head_type
 from hippograph.text.names import capitalised_runs
 
@@ -74,3 +76,30 @@ def test_remember_types_names_by_what_the_sentence_says(memory: Memory) -> None:
 def test_a_name_after_a_title_spoken_to_is_still_no_fact_about_them(memory: Memory) -> None:
     out = memory.remember("Thanks, Mr. Abernathy!")
     assert "Abernathy" not in _created(out)
+
+
+def test_a_later_sentence_types_a_known_entity_that_had_no_type_and_it_stays(
+    memory: Memory, settings: Settings, embedder: FastEmbedder
+) -> None:
+    first = memory.remember("The invoice came in late again.", entities=["Quillon"])
+    quillon = next(e for e in first.linked_entities if e.name == "Quillon")
+    assert quillon.type == "concept"  # a name the text does not hold: nothing says what it is
+    later = memory.remember("Quillon, our payroll firm, sent the invoice on Friday.")
+    assert [(e.id, e.type, e.created) for e in later.linked_entities if e.name == "Quillon"] == [
+        (quillon.id, "organization", False)
+    ]
+    assert memory.vectors.ids("entities")[quillon.id] == "organization"
+    memory.close()
+    again = Memory.open(settings, embedder=embedder)
+    try:
+        assert again.entities.resolve("Quillon", "global").type == "organization"  # type: ignore[union-attr]
+    finally:
+        again.close()
+
+
+def test_a_stated_type_replaces_a_guessed_one_and_a_later_guess_changes_nothing(memory: Memory) -> None:
+    memory.remember("Marlowe fixed the flaky build on Tuesday.")
+    memory.remember("Marlowe, our CI tool, now runs the nightly checks.")
+    assert memory.entities.resolve("Marlowe", "global").type == "tool"  # type: ignore[union-attr]
+    memory.remember("Marlowe greeted everyone at the party on Friday.")
+    assert memory.entities.resolve("Marlowe", "global").type == "tool"  # type: ignore[union-attr]

@@ -4,13 +4,15 @@ Names in the text come from ``store.ner.NameFinder`` (found before the write loc
 and from the entity index (known names and aliases, and known people by first name). A name
 resolves to an entity the fact's scope sees: by exact name or alias first, else by first name
 when exactly one person answers to it ("Priya" -> "Priya Raman"); only a name that resolves to
-nothing makes a new entity, typed as the recogniser typed it (``concept`` if unknown). A fact
+nothing makes a new entity, typed as the recogniser typed it (``concept`` if unknown). A later
+sentence types a known entity anew where it had no type, or where it states one. A fact
 in the user's own voice (or naming "the user") mentions the owner entity, "the user", of its
 scope (``names.about_owner``).
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from datetime import datetime
 
@@ -20,14 +22,17 @@ from hippograph.store.entity_index import EntityIndex
 from hippograph.text.names import OWNER, UNKNOWN_TYPE, Name, about_owner
 
 _FIRST_NAMED = frozenset({"person", UNKNOWN_TYPE})  # as the entity index's first-name rule
+_TYPED = frozenset({"person", "place", "organization", "tool"})  # the types a later sentence may fix
 
 
 def plan_entities(
     fact: Fact, explicit: Sequence[str], now: datetime, index: EntityIndex, found: Sequence[Name] = ()
-) -> tuple[list[tuple[str, Entity]], list[Entity]]:
-    """Which entities the fact is ABOUT (role, entity), and which of them are new."""
+) -> tuple[list[tuple[str, Entity]], list[Entity], dict[str, str]]:
+    """Which entities the fact is ABOUT (role, entity), which of them are new, and which known
+    ones its text types anew (entity id -> type; they are linked with that type)."""
     linked: list[tuple[str, Entity]] = []
     created: list[Entity] = []
+    retyped: dict[str, str] = {}
     # A name the caller gave that the text also holds takes the type found for it there.
     types = {name_key(n.text): n.type for n in found}
 
@@ -71,12 +76,26 @@ def plan_entities(
     for named in sorted(found, key=lambda n: -len(n.text.split())):
         key = f" {name_key(named.text)} "
         inside = next((e for e in mentioned if key in f" {name_key(e.name)} "), None)
-        add("mention", inside or resolve(named.text, create=True, kind=named.type))
+        entity = inside or resolve(named.text, create=True, kind=named.type)
+        whole = inside is None or f" {name_key(inside.name)} " == key  # the name, not a part of one
+        if entity is not None and whole and entity not in created and _types_anew(entity, named):
+            entity = dataclasses.replace(entity, type=named.type)
+            retyped[entity.id] = entity.type
+        add("mention", entity)
     for entity in mentioned:
         add("mention", entity)
     if speaker is None and about_owner(fact.content):
         add("mention", resolve(OWNER, create=True, kind="person"))
-    return linked, created
+    return linked, created, retyped
+
+
+def _types_anew(entity: Entity, name: Name) -> bool:
+    """Whether a later sentence's ``name`` fixes the known ``entity``'s type: any of the four
+    types where it had none (``concept``: the first sentence did not tell), and the type a
+    sentence states ("her startup, Loomcraft") over one that was guessed."""
+    if name.type not in _TYPED or name.type == entity.type:
+        return False
+    return entity.type == UNKNOWN_TYPE or name.how == "cue"
 
 
 def _by_first_name(key: str, created: Sequence[Entity]) -> Entity | None:

@@ -7,10 +7,7 @@ acknowledged write is never lost. Every status change goes through the lifecycle
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Any
 
 import numpy as np
@@ -20,8 +17,6 @@ from hippograph.domain import lifecycle as lc
 from hippograph.domain.errors import InvalidInput, NotFound
 from hippograph.domain.models import (
     CorrectOut,
-    EdgeType,
-    Entity,
     EntityOut,
     Fact,
     FactKind,
@@ -38,8 +33,9 @@ from hippograph.service.intake import build_fact, build_item
 from hippograph.service.nearest import SHOWN, judge_nearest, nearest_stored, shown
 from hippograph.service.shaping import entity_row, entity_text, fact_out, index_text, iso
 from hippograph.service.stores import Stores
+from hippograph.service.write_batch import Batch, Planned, write_graph
 from hippograph.store.entity_index import PendingEntities
-from hippograph.store.seam import EVERYWHERE, ClaimKey, Relation, SessionKey, as_stored, claim_key, fact_row
+from hippograph.store.seam import EVERYWHERE, Relation, claim_key, fact_row
 from hippograph.text.names import Name
 
 # Facts per write batch of remember_many: one embedding call, one graph transaction, one
@@ -47,66 +43,6 @@ from hippograph.text.names import Name
 _WRITE_BATCH = 256
 # Search results correct(query=...) picks from, and lists when it cannot pick.
 _CANDIDATES = 5
-
-
-@dataclass(frozen=True)
-class _Planned:
-    """What storing one fact writes, decided under the write lock."""
-
-    fact: Fact
-    text: str  # what the vector index holds for it
-    linked: list[tuple[str, Entity]]  # (role, entity) it is ABOUT
-    created: list[Entity]  # the new ones among them
-    previous: str | None  # the fact before it in its session
-    superseded: list[Fact]  # in their new state
-    contradicted: list[Fact]
-    relation: Relation | None  # subject -[predicate]-> object
-    similar: list[SimilarFact]  # the nearest other active facts, for the reply
-    corroborated: bool = False  # ``fact`` is a stored fact stated again (nothing new is inserted)
-
-
-@dataclass
-class _Batch:
-    """What the earlier facts of a write batch did, for the later ones to see before it commits."""
-
-    entities: PendingEntities
-    candidates: dict[ClaimKey, list[Fact]]  # stored active facts by key, then the batch's own
-    states: dict[str, Fact] = field(default_factory=dict)  # fact id -> its state after the batch
-    mentions: dict[str, tuple[int, datetime]] = field(default_factory=dict)  # entity id -> (count, last)
-    # The batch's new facts and their vectors as the index will hold them: the later facts of
-    # the batch weigh them as they would weigh stored ones.
-    written: list[tuple[Fact, np.ndarray]] = field(default_factory=list)
-    # (scope, session) -> its latest (id, content)
-    turns: dict[SessionKey, tuple[str, str]] = field(default_factory=dict)
-
-    def active_with(self, key: ClaimKey) -> list[Fact]:
-        latest = (self.states.get(f.id, f) for f in self.candidates.get(key, ()))
-        return [f for f in latest if f.status.is_active]
-
-    def add(self, planned: _Planned, vector: np.ndarray) -> None:
-        fact, now = planned.fact, planned.fact.created_at
-        if planned.corroborated:
-            self.states[fact.id] = fact
-            for old in planned.superseded:
-                self.states[old.id] = old
-            return
-        self.written.append((fact, as_stored(vector)))
-        if fact.session_id is not None:
-            self.turns[fact.scope, fact.session_id] = (fact.id, fact.content)
-        for entity in planned.created:
-            self.entities.put(entity)
-        for _, entity in planned.linked:
-            if entity not in planned.created:
-                self.mentions[entity.id] = (self.mentions.get(entity.id, (0, now))[0] + 1, now)
-                mentioned = dataclasses.replace(
-                    entity, mention_count=entity.mention_count + 1, last_mentioned=now
-                )
-                self.entities.put(mentioned)
-        for old in planned.superseded:
-            self.states[old.id] = old
-        key = claim_key(fact.subject, fact.predicate, fact.scope)
-        if key is not None:
-            self.candidates.setdefault(key, []).append(fact)
 
 
 class Writer:
@@ -182,7 +118,7 @@ class Writer:
             strengthened = lc.corroborate(
                 old, statement, statement.created_at, self.stores.policy, current_id=current
             )
-            batch = _Batch(PendingEntities(self.stores.entities), self.stores.graph.active_facts_with(set()))
+            batch = Batch(PendingEntities(self.stores.entities), self.stores.graph.active_facts_with(set()))
             planned = self._plan_corroboration(strengthened, [], batch)
             self._commit([planned], batch, np.empty((1, 0), dtype=np.float32))
         return self._reply(planned)
@@ -234,7 +170,7 @@ class Writer:
         )
         with self.stores.write_lock:
             keys = {key for fact in facts if (key := claim_key(fact.subject, fact.predicate, fact.scope))}
-            batch = _Batch(PendingEntities(self.stores.entities), self.stores.graph.active_facts_with(keys))
+            batch = Batch(PendingEntities(self.stores.entities), self.stores.graph.active_facts_with(keys))
             stored = [] if corrects is not None else nearest_stored(self.stores, facts, vectors)
             planned = []
             for i, ((fact, given), text) in enumerate(zip(built, texts, strict=True)):
@@ -246,7 +182,7 @@ class Writer:
             join_topics(self.stores, [(p.fact, p.previous, n) for p, n in nearby if not p.corroborated])
         return [self._reply(p, corrects) for p in planned]
 
-    def _reply(self, p: _Planned, corrects: Fact | None = None) -> RememberOut:
+    def _reply(self, p: Planned, corrects: Fact | None = None) -> RememberOut:
         """What remember answers for one planned fact (a correction does not list what it corrects)."""
         return RememberOut(
             **fact_out(p.fact, self._names(p)).model_dump(),
@@ -259,7 +195,7 @@ class Writer:
             ],
         )
 
-    def _names(self, planned: _Planned) -> list[str]:
+    def _names(self, planned: Planned) -> list[str]:
         if planned.corroborated:
             return self.stores.entity_names(planned.fact.id)
         return [e.name for _, e in planned.linked]
@@ -272,9 +208,9 @@ class Writer:
         text: str,
         vector: np.ndarray,
         near: Mapping[str, float],
-        batch: _Batch,
+        batch: Batch,
         corrects: Fact | None,
-    ) -> tuple[_Planned, np.ndarray]:
+    ) -> tuple[Planned, np.ndarray]:
         """What storing ``fact`` writes, given what the batch's earlier facts did (under the write
         lock), and its vector (embedded again if the text it is indexed under changed)."""
         now = fact.created_at
@@ -293,7 +229,7 @@ class Writer:
         if same is not None:
             strengthened = lc.corroborate(same, fact, now, self.stores.policy)
             return self._plan_corroboration(strengthened, similar, batch), vector
-        linked, created = plan_entities(fact, entity_names, now, batch.entities, found)
+        linked, created, retyped = plan_entities(fact, entity_names, now, batch.entities, found)
         superseded: list[Fact] = []
         contradicted = [old for old, j, _ in judged if j.verdict is sameness.Verdict.CONTRADICTS]
         if corrects is not None:
@@ -313,11 +249,13 @@ class Writer:
         if subj is not None and obj is not None:
             relation = Relation(subj.id, obj.id, fact.predicate or "related_to", 1.0, fact.id, now)
         turn = previous[0] if previous else None
-        planned = _Planned(fact, text, linked, created, turn, superseded, contradicted, relation, similar)
+        planned = Planned(
+            fact, text, linked, created, turn, superseded, contradicted, relation, similar, retyped=retyped
+        )
         batch.add(planned, vector)
         return planned, vector
 
-    def _plan_corroboration(self, fact: Fact, similar: list[SimilarFact], batch: _Batch) -> _Planned:
+    def _plan_corroboration(self, fact: Fact, similar: list[SimilarFact], batch: Batch) -> Planned:
         """A stored fact stated again, in its strengthened state: it may now supersede others."""
         superseded: list[Fact] = []
         contradicted: list[Fact] = []
@@ -325,12 +263,12 @@ class Writer:
         edges = self.stores.graph.view(EVERYWHERE).fact_edges([fact.id])
         linked = {e.dst if e.src == fact.id else e.src for e in edges}
         contradicted = [old for old in contradicted if old.id not in linked]
-        planned = _Planned(fact, "", [], [], None, superseded, contradicted, None, similar, corroborated=True)
+        planned = Planned(fact, "", [], [], None, superseded, contradicted, None, similar, corroborated=True)
         batch.add(planned, np.empty(0))
         return planned
 
     def _resolve_claims(
-        self, fact: Fact, batch: _Batch, superseded: list[Fact], contradicted: list[Fact], *, skip: str | None
+        self, fact: Fact, batch: Batch, superseded: list[Fact], contradicted: list[Fact], *, skip: str | None
     ) -> None:
         """The conflict rule against the active facts with the same subject and predicate."""
         key = claim_key(fact.subject, fact.predicate, fact.scope)
@@ -349,7 +287,7 @@ class Writer:
             elif outcome is conflicts.ConflictOutcome.CONTRADICT:
                 contradicted.append(old)
 
-    def _previous_turn(self, fact: Fact, batch: _Batch) -> tuple[str, str] | None:
+    def _previous_turn(self, fact: Fact, batch: Batch) -> tuple[str, str] | None:
         """The stored fact before ``fact`` in its session: of this batch, or committed before it."""
         if fact.session_id is None:
             return None
@@ -357,7 +295,7 @@ class Writer:
             return batch.turns[fact.scope, fact.session_id]
         return self.stores.sessions.before([fact])[0]
 
-    def _commit(self, planned: Sequence[_Planned], batch: _Batch, vectors: np.ndarray) -> None:
+    def _commit(self, planned: Sequence[Planned], batch: Batch, vectors: np.ndarray) -> None:
         """Write a planned batch: the graph in one transaction, then the vector index."""
         g = self.stores.graph
         new = [p for p in planned if not p.corroborated]
@@ -365,29 +303,7 @@ class Writer:
         # Before the transaction: if the model fails, nothing is written. (Embedding beside the
         # graph's statements, in a thread, made remember slower on two cores: 18 vs 16 ms p50.)
         entity_vectors = self.stores.embedder.embed([entity_text(e) for e in created]) if created else None
-        with g.transaction():
-            g.insert_facts([p.fact for p in new])
-            g.insert_entities(created)
-            g.touch_entities(batch.mentions)
-            g.link_about_many([(p.fact.id, e.id, role) for p in new for role, e in p.linked])
-            g.link_entities_many([p.relation for p in new if p.relation is not None])
-            g.tag_facts([(p.fact.id, tag) for p in new for tag in p.fact.tags])
-            g.link_facts_many(
-                EdgeType.NEXT, [(p.previous, p.fact.id, p.fact.created_at, {}) for p in new if p.previous]
-            )
-            g.update_fact_states(list(batch.states.values()))
-            g.link_facts_many(
-                EdgeType.SUPERSEDES,
-                [
-                    (p.fact.id, old.id, _stated_at(p.fact), {"reason": old.status_reason})
-                    for p in planned
-                    for old in p.superseded
-                ],
-            )
-            g.link_facts_many(
-                EdgeType.CONTRADICTS,
-                [(p.fact.id, old.id, _stated_at(p.fact), {}) for p in planned for old in p.contradicted],
-            )
+        write_graph(g, planned, batch, created)
         # Committed: from here on the facts survive a crash (reconcile re-indexes them).
         for p in new:
             self.stores.sessions.committed(p.fact)
@@ -405,6 +321,10 @@ class Writer:
             self.stores.vectors.set_status([f.id for f in changed if f.status.value == status], status)
         if entity_vectors is not None:
             self.stores.vectors.add("entities", [entity_row(e) for e in created], entity_vectors)
+        for kind in sorted(set(batch.retyped.values())):
+            self.stores.vectors.update(
+                "entities", [e for e, t in batch.retyped.items() if t == kind], {"type": kind}
+            )
 
     def correct(
         self,
@@ -491,8 +411,3 @@ class Writer:
             f"{why}, so nothing was corrected. Candidates: {listed}. Send fact_id= of the one to "
             "correct, or a query with words only that fact holds."
         )
-
-
-def _stated_at(fact: Fact) -> datetime:
-    """When ``fact`` was last stated: now, for a new fact or one just stated again."""
-    return fact.last_stated or fact.created_at

@@ -4,7 +4,7 @@ spotting known names in a text is an index lookup.
 
 Until issue 22 every entity lived in Python dicts loaded at open (~4.5 s and growing RSS at a
 million facts). Functions over the index's SQLite connection, called under its lock; an entity
-changes after it is made only in its mention count.
+changes after it is made only in its mention count and, when a later sentence fixes it, its type.
 """
 
 from __future__ import annotations

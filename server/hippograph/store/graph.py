@@ -370,6 +370,15 @@ class KuzuGraphStore:
         )
         self._session.after_commit(lambda: self._read.count_mentions(mentions))
 
+    def retype_entities(self, types: Mapping[str, str]) -> None:
+        """Give known entities the type a later sentence gave them: entity id -> type."""
+        if types:
+            rows = [{"id": eid, "type": kind} for eid, kind in types.items()]
+            self._session.for_each(
+                rows, [("e:Entity", "id", "id")], "Entity", ("type",), "SET e.type = v_type"
+            )
+            self._session.after_commit(lambda: self._read.retype_entities(types))
+
     def entities(self, entity_ids: Sequence[str]) -> dict[str, Entity]:
         if not entity_ids:
             return {}

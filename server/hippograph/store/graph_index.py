@@ -315,6 +315,10 @@ class GraphIndex:
             entity_table.insert(self.db, [entity])
             self._scopes.add(entity.scope)
 
+    def retype_entities(self, types: Mapping[str, str]) -> None:
+        with self.lock:
+            self.db.executemany("UPDATE entity SET type = ? WHERE id = ?", [(t, e) for e, t in types.items()])
+
     def count_mentions(self, mentions: Mapping[str, tuple[int, datetime]]) -> None:
         """New mentions: entity id -> (how many, when the last one was)."""
         with self.lock:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["HONORIFIC", "cued_type", "head_type"]
+__all__ = ["HONORIFIC", "apposed_type", "cued_type", "head_type"]
 
 # Titles that come before a person's name ("Mr. Petrov", "Aunt Rosa", "Dr Okafor").
 HONORIFIC = re.compile(
@@ -115,7 +115,14 @@ def cued_type(text: str, start: int, end: int) -> str | None:
     closed = apposed is not None and ("," not in apposed.group("comma") or _CLOSED.match(after))
     if apposed and closed and (kind := _kind(apposed.group("phrase"))) is not None:
         return kind
-    for found in (_AFTER.match(after), _COPULA_BEFORE.search(before)):
-        if found and (kind := _kind(found.group("phrase"))) is not None:
-            return kind
-    return None
+    if (kind := apposed_type(after)) is not None:
+        return kind
+    copula = _COPULA_BEFORE.search(before)
+    return _kind(copula.group("phrase")) if copula else None
+
+
+def apposed_type(after: str) -> str | None:
+    """The type a phrase right after a name gives it ("Tolga, our new intern", "Vesta is a small
+    design agency"), from the text that follows the name."""
+    found = _AFTER.match(after)
+    return _kind(found.group("phrase")) if found else None

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 
 from hippograph.domain.models import name_key
-from hippograph.text.name_cues import HONORIFIC, head_type
+from hippograph.text.name_cues import HONORIFIC, apposed_type, head_type
 from hippograph.text.query_intent import STOPWORDS, is_stopword
 
 __all__ = [
@@ -163,6 +163,8 @@ def addressed(text: str, start: int, end: int) -> bool:
     """Whether the name at ``text[start:end]`` is spoken to, not about: "Maya, I started ...",
     "Wow Caroline, that's great!", "Thanks, Mel!". A turn addressed to someone is not a fact
     about them."""
+    if apposed_type(text[end : end + 60]) is not None:
+        return False  # "Marlowe, our CI tool, runs ...": said of it, not to it
     after = text[end:].lstrip()
     closes = not after or after[0] in ",!?.;:"
     lead_in = text[:start]
