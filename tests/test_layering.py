@@ -39,7 +39,10 @@ LAYERS = {
     "__main__": 11,
 }
 # Third-party engines each unit may touch: the stores own every database and the model.
-ENGINES = {"kuzu", "ladybug", "lancedb", "fastembed", "pyarrow", "onnxruntime", "onnx", "spacy"}
+ENGINES = {
+    "kuzu", "ladybug", "lancedb", "fastembed", "pyarrow", "onnxruntime", "onnx", "spacy", "psycopg",
+    "psycopg_pool", "pgvector",
+}  # fmt: skip
 ENGINE_OWNERS = {"store"}
 
 

@@ -1,7 +1,7 @@
 """The questions memory could not answer with confidence, counted per scope (``gaps.sqlite``).
 
 ``review`` lists them as gaps: what a user asks about that memory does not hold yet. Only a
-question the secret screen passes is kept, at most ``_KEPT`` a scope (the least recently asked
+question the secret screen passes is kept, at most ``KEPT`` a scope (the least recently asked
 go first), and a purge empties the log (a question may quote what was erased). Losing the file
 loses nothing memory believes (``sqlite_file``).
 """
@@ -15,7 +15,7 @@ from pathlib import Path
 from hippograph.store import sqlite_file
 from hippograph.store.seam import Gap
 
-_KEPT = 1000
+KEPT = 1000  # questions kept a scope
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS gap (
     scope TEXT NOT NULL, key TEXT NOT NULL, question TEXT NOT NULL, asked INTEGER NOT NULL,
@@ -23,6 +23,11 @@ CREATE TABLE IF NOT EXISTS gap (
 );
 CREATE INDEX IF NOT EXISTS gap_last ON gap (scope, last);
 """
+
+
+def question_key(question: str) -> str:
+    """What makes two askings one question: the same words in any case and spacing."""
+    return " ".join(question.casefold().split())
 
 
 class GapLog:
@@ -39,19 +44,19 @@ class GapLog:
     def record(self, scope: str, question: str, at: str) -> None:
         """Count one more asking of ``question`` in ``scope`` (the same words in any case and
         spacing are one question), at ``at`` (ISO 8601)."""
-        key = " ".join(question.casefold().split())
+        key = question_key(question)
         with self._lock:
             self._db.execute("BEGIN")
             with self._db:  # commits, or rolls back on an error
                 self._db.execute(
                     "INSERT INTO gap VALUES (?, ?, ?, 1, ?) ON CONFLICT (scope, key) DO UPDATE SET "
-                    "asked = asked + 1, last = excluded.last, question = excluded.question",
+                    "asked = asked + 1, last = max(last, excluded.last), question = excluded.question",
                     (scope, key, question, at),
                 )
                 self._db.execute(
                     "DELETE FROM gap WHERE scope = ? AND key NOT IN "
-                    "(SELECT key FROM gap WHERE scope = ? ORDER BY last DESC LIMIT ?)",
-                    (scope, scope, _KEPT),
+                    "(SELECT key FROM gap WHERE scope = ? ORDER BY last DESC, key LIMIT ?)",
+                    (scope, scope, KEPT),
                 )
 
     def gaps(self, scopes: Collection[str], *, limit: int) -> list[Gap]:

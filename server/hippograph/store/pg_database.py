@@ -1,0 +1,119 @@
+"""One PostgreSQL database holding a memory (issue 27): a server process's connections to it,
+and its schema, made or brought up to date on first connect by whichever server gets there first.
+
+``HIPPOGRAPH_STORE_URL=postgresql://user:pass@host:5432/db`` names the database and ``pip install
+"hippograph[postgres]"`` brings the driver (psycopg 3 and its pool). Each server process opens a
+pool of its own. The schema is versioned in ``hg_meta``: a process that finds it older runs the
+missing steps of ``MIGRATIONS`` in one transaction holding an advisory lock, so servers that
+start at once wait for each other and the later ones find the work done; a database newer than
+this hippograph is refused, as an embedded store of a newer layout is.
+
+What each table holds is said where the store that uses it is written (``pg_gaps``, ...).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from hippograph.domain.errors import StoreError
+
+log = logging.getLogger(__name__)
+
+# Each step brings the schema from version i to i + 1 (list index i); steps are never edited
+# once released, only appended.
+MIGRATIONS: tuple[str, ...] = (
+    """
+    CREATE TABLE IF NOT EXISTS hg_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+    CREATE TABLE IF NOT EXISTS hg_gap (
+        scope TEXT NOT NULL, key TEXT NOT NULL, question TEXT NOT NULL, asked INTEGER NOT NULL,
+        last TEXT NOT NULL, PRIMARY KEY (scope, key)
+    );
+    CREATE INDEX IF NOT EXISTS hg_gap_last ON hg_gap (scope, last);
+    """,
+)
+SCHEMA_VERSION = len(MIGRATIONS)
+# The advisory lock the schema's steps run under (any bigint the database's other users do not
+# take): "hg" and the schema's name in ASCII.
+_SCHEMA_LOCK = 0x6867_5F73_6368_656D
+_VERSION_KEY = "schema_version"
+
+
+def _driver() -> tuple[Any, Any]:
+    """psycopg and psycopg_pool, or a StoreError saying how to get them."""
+    try:
+        import psycopg
+        import psycopg_pool
+    except ImportError as err:
+        missing = f"a PostgreSQL store needs the driver ({err.name} is missing)"
+        raise StoreError(f'{missing}: pip install "hippograph[postgres]"') from err
+    return psycopg, psycopg_pool
+
+
+def _where(url: str) -> str:
+    """The URL without its password, for messages."""
+    scheme, _, rest = url.partition("://")
+    return f"{scheme}://{rest.rpartition('@')[2]}" if "@" in rest else url
+
+
+class PgDatabase:
+    """A pool of connections to one memory's database, its schema made current at open."""
+
+    def __init__(self, url: str, *, max_connections: int = 4, timeout_s: float = 10.0) -> None:
+        psycopg, psycopg_pool = _driver()
+        self._errors = psycopg.Error
+        self.where = _where(url)
+        self._pool = psycopg_pool.ConnectionPool(
+            url, min_size=1, max_size=max_connections, timeout=timeout_s, open=False
+        )
+        try:
+            self._pool.open(wait=True, timeout=timeout_s)
+            self._migrate()
+        except (psycopg_pool.PoolTimeout, psycopg.Error) as err:
+            self._pool.close()
+            raise StoreError(f"could not open the PostgreSQL store at {self.where}: {err}") from err
+
+    def close(self) -> None:
+        self._pool.close()
+
+    @contextmanager
+    def transaction(self) -> Iterator[Any]:
+        """A connection of the pool in one transaction (committed at the end, rolled back on an
+        error); a database failure becomes a StoreError naming the database."""
+        try:
+            with self._pool.connection() as conn, conn.transaction():
+                yield conn
+        except self._errors as err:
+            raise StoreError(f"the PostgreSQL store at {self.where} failed: {err}") from err
+
+    def schema_version(self) -> int:
+        with self.transaction() as conn:
+            return _version(conn)
+
+    def _migrate(self) -> None:
+        with self._pool.connection() as conn, conn.transaction():
+            conn.execute("SELECT pg_advisory_xact_lock(%s)", (_SCHEMA_LOCK,))
+            found = _version(conn)
+            if found > SCHEMA_VERSION:
+                raise StoreError(
+                    f"the PostgreSQL store at {self.where} has schema version {found}, newer than this "
+                    f"hippograph's {SCHEMA_VERSION}: upgrade hippograph"
+                )
+            for step in range(found, SCHEMA_VERSION):
+                conn.execute(MIGRATIONS[step])
+                log.debug("PostgreSQL store at %s: schema version %d", self.where, step + 1)
+            if found < SCHEMA_VERSION:
+                conn.execute(
+                    "INSERT INTO hg_meta VALUES (%s, %s) ON CONFLICT (key) DO UPDATE SET value = %s",
+                    (_VERSION_KEY, str(SCHEMA_VERSION), str(SCHEMA_VERSION)),
+                )
+
+
+def _version(conn: Any) -> int:
+    """The schema version the database holds (0: none yet)."""
+    if conn.execute("SELECT to_regclass('hg_meta')").fetchone()[0] is None:
+        return 0
+    row = conn.execute("SELECT value FROM hg_meta WHERE key = %s", (_VERSION_KEY,)).fetchone()
+    return int(row[0]) if row else 0

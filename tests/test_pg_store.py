@@ -1,0 +1,128 @@
+"""The PostgreSQL store (issue 27), against a real server: its schema made once whoever starts
+first, a database newer than this hippograph refused, and each store kept as the embedded one is."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from hippograph.domain.errors import StoreError
+from hippograph.store.gap_log import KEPT, GapLog
+from hippograph.store.pg_database import SCHEMA_VERSION, PgDatabase
+from hippograph.store.pg_gaps import PgGapLog
+from hippograph.store.seam import GapStore
+from testkit.postgres import new_database, postgres_server
+
+
+@pytest.fixture(scope="session")
+def pg_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    with postgres_server(tmp_path_factory.mktemp("postgres") / "data") as server:
+        yield server
+
+
+@pytest.fixture
+def pg_url(pg_server: Any) -> str:
+    return new_database(pg_server)
+
+
+@pytest.fixture
+def pg(pg_url: str) -> Iterator[PgDatabase]:
+    db = PgDatabase(pg_url)
+    yield db
+    db.close()
+
+
+def test_servers_starting_at_once_make_the_schema_once(pg_url: str) -> None:
+    opened: list[PgDatabase] = []
+    failed: list[BaseException] = []
+
+    def open_one() -> None:
+        try:
+            opened.append(PgDatabase(pg_url))
+        except BaseException as err:  # reported below
+            failed.append(err)
+
+    threads = [threading.Thread(target=open_one) for _ in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert failed == []
+    assert [db.schema_version() for db in opened] == [SCHEMA_VERSION] * 6
+    with opened[0].transaction() as conn:
+        assert conn.execute("SELECT count(*) FROM hg_meta").fetchone()[0] == 1
+    for db in opened:
+        db.close()
+
+
+def test_a_database_of_a_newer_schema_is_refused_and_left_as_it_is(pg: PgDatabase, pg_url: str) -> None:
+    with pg.transaction() as conn:
+        conn.execute("UPDATE hg_meta SET value = %s WHERE key = 'schema_version'", (str(SCHEMA_VERSION + 1),))
+    with pytest.raises(StoreError, match="newer than this hippograph's"):
+        PgDatabase(pg_url)
+    assert pg.schema_version() == SCHEMA_VERSION + 1
+
+
+def test_an_unreachable_database_is_a_store_error_without_the_password(tmp_path: Path) -> None:
+    url = f"postgresql://someone:hunter2secret@/nowhere?host={tmp_path}&connect_timeout=1"
+    with pytest.raises(StoreError) as caught:
+        PgDatabase(url, timeout_s=1.0)
+    assert "could not open the PostgreSQL store" in str(caught.value)
+    assert "hunter2secret" not in str(caught.value)
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def gap_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[GapStore]:
+    store: GapStore
+    if request.param == "sqlite":
+        store = GapLog(tmp_path / "gaps.sqlite")
+    else:
+        db = PgDatabase(request.getfixturevalue("pg_url"))
+        request.addfinalizer(db.close)
+        store = PgGapLog(db)
+    yield store
+    store.close()
+
+
+def test_a_question_asked_again_in_other_words_is_counted_once_per_scope(gap_store: GapStore) -> None:
+    gap_store.record("global", "Which bank do I use?", "2026-11-01T10:00:00Z")
+    gap_store.record("global", "which  BANK do i use?", "2026-11-02T10:00:00Z")
+    gap_store.record("project:x", "When is the launch?", "2026-11-03T10:00:00Z")
+    assert gap_store.gaps(["global"], limit=10) == [
+        ("global", "which  BANK do i use?", 2, "2026-11-02T10:00:00Z")
+    ]
+    assert [g.scope for g in gap_store.gaps(["global", "project:x"], limit=10)] == ["global", "project:x"]
+    assert gap_store.gaps(["project:y"], limit=10) == []
+
+
+def test_an_older_asking_recorded_late_does_not_turn_the_last_asking_back(gap_store: GapStore) -> None:
+    gap_store.record("global", "Which bank do I use?", "2026-11-02T10:00:00Z")
+    gap_store.record("global", "Which bank do I use?", "2026-11-01T10:00:00Z")  # another server's, late
+    assert gap_store.gaps(["global"], limit=1)[0].last == "2026-11-02T10:00:00Z"
+
+
+def test_a_scope_keeps_its_most_recent_questions_and_clear_empties_the_log(gap_store: GapStore) -> None:
+    for i in range(KEPT + 5):
+        gap_store.record("global", f"question {i}", f"2026-11-01T10:{i // 60 % 60:02d}:{i % 60:02d}.{i:06d}Z")
+    kept = gap_store.gaps(["global"], limit=2 * KEPT)
+    assert len(kept) == KEPT
+    assert "question 0" not in {g.question for g in kept}
+    gap_store.clear()
+    assert gap_store.gaps(["global"], limit=10) == []
+
+
+def test_servers_asked_the_same_question_at_once_count_every_asking(pg_url: str) -> None:
+    stores = [PgGapLog(PgDatabase(pg_url)) for _ in range(4)]
+    record: Callable[[PgGapLog], None] = lambda store: [  # noqa: E731
+        store.record("global", "Which bank do I use?", f"2026-11-01T10:00:{i:02d}Z") for i in range(25)
+    ]
+    threads = [threading.Thread(target=record, args=(store,)) for store in stores]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert stores[0].gaps(["global"], limit=5)[0].asked == 100
