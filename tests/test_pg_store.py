@@ -6,7 +6,6 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -15,18 +14,6 @@ from hippograph.store.gap_log import KEPT, GapLog
 from hippograph.store.pg_database import SCHEMA_VERSION, PgDatabase
 from hippograph.store.pg_gaps import PgGapLog
 from hippograph.store.seam import GapStore
-from testkit.postgres import new_database, postgres_server
-
-
-@pytest.fixture(scope="session")
-def pg_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    with postgres_server(tmp_path_factory.mktemp("postgres") / "data") as server:
-        yield server
-
-
-@pytest.fixture
-def pg_url(pg_server: Any) -> str:
-    return new_database(pg_server)
 
 
 @pytest.fixture

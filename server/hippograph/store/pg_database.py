@@ -33,6 +33,21 @@ MIGRATIONS: tuple[str, ...] = (
     );
     CREATE INDEX IF NOT EXISTS hg_gap_last ON hg_gap (scope, last);
     """,
+    """
+    CREATE TABLE IF NOT EXISTS hg_topic (
+        id TEXT PRIMARY KEY, scope TEXT NOT NULL, label TEXT NOT NULL, size INTEGER NOT NULL,
+        first TEXT NOT NULL, last TEXT NOT NULL, entities TEXT NOT NULL, central TEXT NOT NULL
+    );
+    CREATE INDEX IF NOT EXISTS hg_topic_scope ON hg_topic (scope, last);
+    CREATE TABLE IF NOT EXISTS hg_member (fact TEXT PRIMARY KEY, topic TEXT NOT NULL, rank INTEGER NOT NULL);
+    CREATE INDEX IF NOT EXISTS hg_member_topic ON hg_member (topic, rank);
+    CREATE TABLE IF NOT EXISTS hg_pair (
+        a TEXT NOT NULL, b TEXT NOT NULL, scope TEXT NOT NULL, similarity REAL NOT NULL, PRIMARY KEY (a, b)
+    );
+    CREATE INDEX IF NOT EXISTS hg_pair_scope ON hg_pair (scope, similarity);
+    CREATE INDEX IF NOT EXISTS hg_pair_b ON hg_pair (b);
+    CREATE TABLE IF NOT EXISTS hg_topic_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 # The advisory lock the schema's steps run under (any bigint the database's other users do not
