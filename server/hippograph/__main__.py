@@ -8,7 +8,6 @@ itself (an import lock's weakref callback) cannot propagate from there: Python w
 """
 
 import _thread
-import contextlib
 import os
 import signal
 import sys
@@ -23,9 +22,16 @@ def deliver_again(unraisable: Any, *, previous: Any = sys.unraisablehook) -> Non
         # A real SIGINT to the main thread, sent from another one: raised in the main thread
         # itself it would end in this hook, and only a signal wakes a main thread that waits.
         main_thread = threading.main_thread().ident or 0
-        with contextlib.suppress(RuntimeError):  # at interpreter shutdown: stopping anyway
-            _thread.start_new_thread(signal.pthread_kill, (main_thread, signal.SIGINT))
-        return
+        while True:
+            try:
+                _thread.start_new_thread(signal.pthread_kill, (main_thread, signal.SIGINT))
+                return
+            except RuntimeError:  # at interpreter shutdown: stopping anyway
+                return
+            except KeyboardInterrupt:
+                # Under load the signal can come back before this hook returns: raised here,
+                # it would be swallowed as the first one was. Send it again.
+                continue
     previous(unraisable)
 
 
