@@ -41,7 +41,7 @@ LAYERS = {
 # Third-party engines each unit may touch: the stores own every database and the model.
 ENGINES = {
     "kuzu", "ladybug", "lancedb", "fastembed", "pyarrow", "onnxruntime", "onnx", "spacy", "psycopg",
-    "psycopg_pool", "pgvector",
+    "psycopg_pool",
 }  # fmt: skip
 ENGINE_OWNERS = {"store"}
 

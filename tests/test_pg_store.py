@@ -4,7 +4,7 @@ first, a database newer than this hippograph refused, and each store kept as the
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -104,9 +104,11 @@ def test_a_scope_keeps_its_most_recent_questions_and_clear_empties_the_log(gap_s
 
 def test_servers_asked_the_same_question_at_once_count_every_asking(pg_url: str) -> None:
     stores = [PgGapLog(PgDatabase(pg_url)) for _ in range(4)]
-    record: Callable[[PgGapLog], None] = lambda store: [  # noqa: E731
-        store.record("global", "Which bank do I use?", f"2026-11-01T10:00:{i:02d}Z") for i in range(25)
-    ]
+
+    def record(store: PgGapLog) -> None:
+        for i in range(25):
+            store.record("global", "Which bank do I use?", f"2026-11-01T10:00:{i:02d}Z")
+
     threads = [threading.Thread(target=record, args=(store,)) for store in stores]
     for thread in threads:
         thread.start()

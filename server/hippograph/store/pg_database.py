@@ -14,7 +14,7 @@ What each table holds is said where the store that uses it is written (``pg_gaps
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -102,6 +102,19 @@ class PgDatabase:
                 yield conn
         except self._errors as err:
             raise StoreError(f"the PostgreSQL store at {self.where} failed: {err}") from err
+
+    def vacuum_full(self, tables: Sequence[str]) -> None:
+        """Rewrite ``tables`` without their dead row versions (after a purge: no deleted text is
+        left in their files). Outside any transaction, as VACUUM must run."""
+        with self._pool.connection() as conn:
+            conn.autocommit = True
+            try:
+                for table in tables:
+                    conn.execute(f"VACUUM FULL {table}")
+            except self._errors as err:
+                raise StoreError(f"the PostgreSQL store at {self.where} failed: {err}") from err
+            finally:
+                conn.autocommit = False
 
     def schema_version(self) -> int:
         with self.transaction() as conn:

@@ -46,7 +46,7 @@ def read_unit_int8(table: Any, clause: str | None, dim: int) -> tuple[list[str],
             continue
         ids += [str(rid) for rid in batch.column("id").to_pylist()]
         flat = np.asarray(batch.column("vector").flatten(), dtype=np.float32).reshape(-1, dim)
-        parts.append(_quantised(flat))
+        parts.append(quantised(flat))
     return ids, np.concatenate(parts) if parts else np.empty((0, dim), dtype=np.int8)
 
 
@@ -64,7 +64,7 @@ def nearest(ids: list[str], units: np.ndarray, k: int) -> Neighbours:
     return Neighbours(ids, src, dst, sim)
 
 
-def _quantised(vectors: np.ndarray) -> np.ndarray:
+def quantised(vectors: np.ndarray) -> np.ndarray:
     norms = np.linalg.norm(vectors, axis=1, keepdims=True)
     unit = vectors / np.where(norms == 0, 1.0, norms)
     return np.round(unit * _SCALE).astype(np.int8)

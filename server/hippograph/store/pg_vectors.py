@@ -1,0 +1,305 @@
+"""The vector and text index in the memory's PostgreSQL database: ``hg_vec_facts`` and
+``hg_vec_entities``, the rows ``vector_rows`` describes, with pgvector's half-precision vectors
+and a full-text column, searched under the same filters as the embedded LanceDB index.
+
+The tables' vector width is the model's, so they are made at open, not by a schema step:
+``hg_meta`` records the model and width they were made for, and a store opened for another
+model finds them made afresh (``rebuilt``: reconcile refills them from the graph), as the
+embedded index does. Writes go straight to the database (no write-behind buffer: every server
+reads what any server wrote). Vector search is exact until ``ensure_vector_index`` has built an
+HNSW index; with one, a filtered search scans on (``hnsw.iterative_scan``) until it has its k
+rows. Full text is PostgreSQL's (English stemming, ``ts_rank_cd``), not BM25: any of the query's
+words matches, the rows holding more of them, and more often, first.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+import numpy as np
+
+from hippograph.domain.errors import InternalError
+from hippograph.store.pg_database import PgDatabase
+from hippograph.store.vector_neighbours import Neighbours, nearest, quantised
+from hippograph.store.vector_rows import Filter, Hit, as_stored, ranked, unit
+
+_TABLES = {"facts": "hg_vec_facts", "entities": "hg_vec_entities"}
+_STATE = {"facts": "status", "entities": "type"}  # what ids() reports of each row
+_COLUMNS = {
+    "facts": (
+        "id TEXT PRIMARY KEY, text TEXT NOT NULL, kind TEXT NOT NULL, status TEXT NOT NULL, "
+        "scope TEXT NOT NULL, session_id TEXT, tags TEXT[] NOT NULL, entity_ids TEXT[] NOT NULL, "
+        "created_at TIMESTAMPTZ NOT NULL, event_time TIMESTAMPTZ, time TIMESTAMPTZ NOT NULL"
+    ),
+    "entities": "id TEXT PRIMARY KEY, text TEXT NOT NULL, type TEXT NOT NULL, scope TEXT NOT NULL",
+}
+_FIELDS = {
+    "facts": (
+        "id", "text", "kind", "status", "scope", "session_id", "tags", "entity_ids", "created_at",
+        "event_time", "time",
+    ),
+    "entities": ("id", "text", "type", "scope"),
+}  # fmt: skip
+_MODEL_KEY = "vectors_model"
+_TABLES_LOCK = 0x6867_5F76_6563_7473  # "hg_vects": made or made afresh by one server at a time
+_ANN_MIN_ROWS = 5_000  # as the embedded index: below, an exact scan is a few ms
+_EF_SEARCH = 100
+_WORD = re.compile(r"[^\W_]+")
+# Vectors travel as arrays of reals (no type adapter to register on each connection): cast here.
+_HALFVEC = "%s::real[]::halfvec"
+
+
+class PgVectorStore:
+    """The index of facts' and entities' vectors and text in the memory's database."""
+
+    def __init__(self, db: PgDatabase, *, dim: int, model: str) -> None:
+        self._db, self._dim = db, dim
+        self.write_failed = False  # writes are not buffered: a failed one raises to its caller
+        self.refilling: set[str] = set()
+        self.rebuilt: set[str] = set()
+        made_for = f"{model} ({dim})"
+        with db.transaction() as conn:
+            conn.execute("SELECT pg_advisory_xact_lock(%s)", (_TABLES_LOCK,))
+            conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
+            row = conn.execute("SELECT value FROM hg_meta WHERE key = %s", (_MODEL_KEY,)).fetchone()
+            if row is None or row[0] != made_for:
+                for name in _TABLES:
+                    self._make(conn, name)
+                conn.execute(
+                    "INSERT INTO hg_meta VALUES (%s, %s) ON CONFLICT (key) DO UPDATE SET value = %s",
+                    (_MODEL_KEY, made_for, made_for),
+                )
+                self.rebuilt = set(_TABLES) if row is not None else set()
+
+    def _make(self, conn: Any, name: str) -> None:
+        table = _TABLES[name]
+        conn.execute(f"DROP TABLE IF EXISTS {table}")
+        conn.execute(
+            f"CREATE TABLE {table} ({_COLUMNS[name]}, vector halfvec({self._dim}) NOT NULL, "
+            "tsv tsvector GENERATED ALWAYS AS (to_tsvector('english', text)) STORED)"
+        )
+        conn.execute(f"CREATE INDEX {table}_tsv ON {table} USING gin (tsv)")
+        conn.execute(f"CREATE INDEX {table}_scope ON {table} (scope)")
+
+    def close(self) -> None:
+        """Nothing of its own to close: the database is the memory's."""
+
+    # ------------------------------------------------------------ writes
+
+    def add(self, table: str, rows: Sequence[Mapping[str, Any]], vectors: np.ndarray) -> None:
+        """Write rows (a row of an id already there replaces it)."""
+        if not rows:
+            return
+        fields = _FIELDS[table]
+        values = [
+            (*(_value(row.get(f)) for f in fields), _array(v)) for row, v in zip(rows, vectors, strict=True)
+        ]
+        updates = ", ".join(f"{f} = excluded.{f}" for f in (*fields[1:], "vector"))
+        marks = ", ".join(["%s"] * len(fields) + [_HALFVEC])
+        with self._db.transaction() as conn, conn.cursor() as cur:
+            cur.executemany(
+                f"INSERT INTO {_TABLES[table]} ({', '.join(fields)}, vector) VALUES ({marks}) "
+                f"ON CONFLICT (id) DO UPDATE SET {updates}",
+                values,
+            )
+
+    def set_status(self, ids: Sequence[str], status: str) -> None:
+        self.update("facts", ids, {"status": status})
+
+    def update(self, table: str, ids: Sequence[str], values: Mapping[str, Any]) -> None:
+        if not ids or not values:
+            return
+        unknown = set(values) - set(_FIELDS[table][1:])
+        if unknown:
+            raise InternalError(f"no such column of the {table} index: {sorted(unknown)}")
+        sets = ", ".join(f"{column} = %s" for column in values)
+        with self._db.transaction() as conn:
+            conn.execute(
+                f"UPDATE {_TABLES[table]} SET {sets} WHERE id = ANY(%s)",
+                (*(_value(v) for v in values.values()), list(ids)),
+            )
+
+    def delete(self, table: str, ids: Sequence[str]) -> None:
+        if ids:
+            with self._db.transaction() as conn:
+                conn.execute(f"DELETE FROM {_TABLES[table]} WHERE id = ANY(%s)", (list(ids),))
+
+    def erase(self, facts: Sequence[str], entities: Sequence[str]) -> None:
+        """Delete rows so that nothing of them is left in the tables' files (a purge): the rows go,
+        then both tables are rewritten (VACUUM FULL), so no dead row version keeps their text."""
+        self.delete("facts", facts)
+        self.delete("entities", entities)
+        self._db.vacuum_full(list(_TABLES.values()))
+
+    def flush(self) -> None:
+        """Nothing is buffered: every write is in the database when it returns."""
+
+    def optimize(self, *, closing: bool = False, when_due: bool = False) -> bool:
+        """Nothing to fold: PostgreSQL keeps its indexes current with every write."""
+        return False
+
+    def ensure_vector_index(self, table: str = "facts", min_rows: int = _ANN_MIN_ROWS) -> bool:
+        """Build the HNSW index once the table has ``min_rows``; True if one was built now."""
+        name = _TABLES[table]
+        with self._db.transaction() as conn:
+            if conn.execute("SELECT to_regclass(%s)", (f"{name}_hnsw",)).fetchone()[0] is not None:
+                return False
+            if self._count(conn, name) < min_rows:
+                return False
+            conn.execute(
+                f"CREATE INDEX IF NOT EXISTS {name}_hnsw ON {name} USING hnsw (vector halfvec_cosine_ops)"
+            )
+        return True
+
+    def damaged(self) -> dict[str, str]:
+        """None: the database keeps its own files whole (and says so when it cannot)."""
+        return {}
+
+    def rebuild(self, names: Iterable[str]) -> None:
+        """Create these tables afresh, empty, for reconcile to fill (then clear ``refilling``)."""
+        with self._db.transaction() as conn:
+            conn.execute("SELECT pg_advisory_xact_lock(%s)", (_TABLES_LOCK,))
+            for name in names:
+                self._make(conn, name)
+                self.rebuilt.add(name)
+                self.refilling.add(name)
+
+    # ------------------------------------------------------------ reads
+
+    def ids(self, table: str) -> dict[str, str]:
+        """id -> status (facts) or type (entities), for reconciliation with the graph."""
+        with self._db.transaction() as conn:
+            rows = conn.execute(f"SELECT id, {_STATE[table]} FROM {_TABLES[table]}").fetchall()
+        return {str(rid): str(state) for rid, state in rows}
+
+    def count(self, table: str) -> int:
+        with self._db.transaction() as conn:
+            return self._count(conn, _TABLES[table])
+
+    @staticmethod
+    def _count(conn: Any, name: str) -> int:
+        return int(conn.execute(f"SELECT count(*) FROM {name}").fetchone()[0])
+
+    def versions(self) -> str:
+        """What the index holds, to compare at the next open: its row counts (the database is
+        shared, so another server's writes change it between a close and an open)."""
+        return f"facts={self.count('facts')} entities={self.count('entities')}"
+
+    def similarities(self, table: str, ids: Sequence[str], vector: np.ndarray) -> dict[str, float]:
+        """Cosine similarity of ``vector`` to each of these rows (ids not indexed are left out)."""
+        if not ids:
+            return {}
+        with self._db.transaction() as conn:
+            rows = conn.execute(
+                f"SELECT id, vector::real[] FROM {_TABLES[table]} WHERE id = ANY(%s)", (list(ids),)
+            ).fetchall()
+        if not rows:
+            return {}
+        stored = np.stack([_floats(v) for _, v in rows])
+        norms = np.linalg.norm(stored, axis=1)
+        sims = stored @ unit(vector) / np.where(norms > 0, norms, 1.0)
+        return {str(rid): float(sim) for (rid, _), sim in zip(rows, sims, strict=True)}
+
+    def vector_search(self, table: str, vector: np.ndarray, k: int, where: Filter | None = None) -> list[Hit]:
+        rows = self._nearest_rows(table, vector, k, where)
+        return [Hit(str(rid), 1.0 - float(distance), rank) for rank, (rid, distance, _) in enumerate(rows, 1)]
+
+    def nearest(self, table: str, vectors: np.ndarray, k: int, where: Filter) -> list[list[Hit]]:
+        """For each of ``vectors``, the ``k`` rows nearest it, with their exact cosine similarity
+        to the stored (half-precision) vectors."""
+        if not len(vectors):
+            return []
+        queries = np.stack([unit(v) for v in vectors])
+        ids: list[str] = []
+        stored: list[np.ndarray] = []
+        asking: list[int] = []
+        for q, query in enumerate(queries):
+            for rid, _, vector in self._nearest_rows(table, query, k, where):
+                ids.append(str(rid))
+                stored.append(as_stored(_floats(vector)))
+                asking.append(q)
+        return ranked(queries, ids, stored, asking, k)
+
+    def _nearest_rows(self, table: str, vector: np.ndarray, k: int, where: Filter | None) -> list[Any]:
+        clause, params = _where(where)
+        with self._db.transaction() as conn:
+            conn.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
+            conn.execute(f"SET LOCAL hnsw.ef_search = {max(_EF_SEARCH, k)}")
+            return list(
+                conn.execute(
+                    f"SELECT id, vector <=> {_HALFVEC} AS distance, vector::real[] FROM {_TABLES[table]} "
+                    f"{clause} ORDER BY distance LIMIT %s",
+                    (_array(unit(vector)), *params, k),
+                ).fetchall()
+            )
+
+    def text_search(self, table: str, text: str, k: int, where: Filter | None = None) -> list[Hit]:
+        """The ``k`` rows whose text best matches any of ``text``'s words (score: ``ts_rank_cd``)."""
+        words = _WORD.findall(text.lower())
+        if not words:
+            return []
+        clause, params = _where(where, "tsv @@ q")
+        with self._db.transaction() as conn:
+            rows = conn.execute(
+                f"SELECT id, ts_rank_cd(tsv, q) AS score FROM {_TABLES[table]}, "
+                "to_tsquery('english', %s) AS q " + clause + " ORDER BY score DESC, id LIMIT %s",
+                (" | ".join(words), *params, k),
+            ).fetchall()
+        return [Hit(str(rid), float(score), rank) for rank, (rid, score) in enumerate(rows, 1)]
+
+    def neighbours(self, table: str, where: Filter, k: int) -> Neighbours:
+        """Each row ``where`` admits, and its ``k`` nearest others among them by cosine: what
+        topics are found from (``vector_neighbours``)."""
+        clause, params = _where(where)
+        ids: list[str] = []
+        parts: list[np.ndarray] = []
+        with self._db.transaction() as conn, conn.cursor(name="hg_neighbours") as cur:
+            cur.execute(f"SELECT id, vector::real[] FROM {_TABLES[table]} {clause} ORDER BY id", params)
+            while batch := cur.fetchmany(4096):
+                ids += [str(rid) for rid, _ in batch]
+                parts.append(quantised(np.stack([_floats(v) for _, v in batch])))
+        units = np.concatenate(parts) if parts else np.empty((0, self._dim), dtype=np.int8)
+        return nearest(ids, units, k)
+
+
+def _value(value: Any) -> Any:
+    """A row's value as the database takes it: times in UTC."""
+    return value.astimezone(UTC) if isinstance(value, datetime) else value
+
+
+def _floats(vector: Any) -> np.ndarray:
+    """A stored vector, read as ``real[]``, as float32."""
+    return np.asarray(vector, dtype=np.float32)
+
+
+def _array(vector: Any) -> list[float]:
+    """A vector as the database takes it: a ``real[]`` (cast to ``halfvec``: ``_HALFVEC``)."""
+    return [float(x) for x in np.asarray(vector, dtype=np.float32)]
+
+
+def _where(where: Filter | None, *more: str) -> tuple[str, list[Any]]:
+    """``where`` as a WHERE clause with parameters (and ``more`` conditions)."""
+    clauses: list[str] = list(more)
+    params: list[Any] = []
+    if where is not None:
+        for column, values in (("status", where.statuses), ("scope", where.scopes), ("kind", where.kinds)):
+            if values is not None:
+                clauses.append(f"{column} = ANY(%s)")
+                params.append(list(values))
+        for column, values in (("tags", where.tags_any), ("entity_ids", where.entity_ids_any)):
+            if values is not None:
+                clauses.append(f"{column} && %s::text[]")
+                params.append(list(values))
+        if where.ids is not None:
+            clauses.append("id = ANY(%s)")
+            params.append(list(where.ids))
+        if where.after is not None:
+            clauses.append("time >= %s")
+            params.append(where.after.astimezone(UTC))
+        if where.before is not None:
+            clauses.append("time < %s")
+            params.append(where.before.astimezone(UTC))
+    return ("WHERE " + " AND ".join(clauses)) if clauses else "", params
