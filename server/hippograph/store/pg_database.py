@@ -48,6 +48,31 @@ MIGRATIONS: tuple[str, ...] = (
     CREATE INDEX IF NOT EXISTS hg_pair_b ON hg_pair (b);
     CREATE TABLE IF NOT EXISTS hg_topic_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
     """,
+    """
+    CREATE TABLE IF NOT EXISTS hg_graph_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+    CREATE TABLE IF NOT EXISTS hg_fact (
+        id TEXT PRIMARY KEY, content TEXT NOT NULL, kind TEXT NOT NULL, status TEXT NOT NULL,
+        confidence DOUBLE PRECISION NOT NULL, source TEXT NOT NULL, provenance TEXT NOT NULL,
+        scope TEXT NOT NULL, created_at TIMESTAMP NOT NULL, valid_from TIMESTAMP NOT NULL,
+        valid_until TIMESTAMP, event_time TIMESTAMP, last_accessed TIMESTAMP,
+        access_count INTEGER NOT NULL, pinned BOOLEAN NOT NULL, ttl_policy TEXT NOT NULL,
+        expires_at TIMESTAMP, subject TEXT, predicate TEXT, object TEXT, tags TEXT[] NOT NULL,
+        session_id TEXT, evidence TEXT, status_reason TEXT, believed_until TIMESTAMP,
+        prior_status TEXT, corroborations INTEGER NOT NULL, sources TEXT[] NOT NULL,
+        last_stated TIMESTAMP, claim_subject TEXT, claim_predicate TEXT
+    );
+    CREATE INDEX IF NOT EXISTS hg_fact_claim
+        ON hg_fact (claim_subject, claim_predicate, scope, created_at, id) WHERE claim_subject IS NOT NULL;
+    CREATE INDEX IF NOT EXISTS hg_fact_session ON hg_fact (scope, session_id, created_at, id)
+        WHERE session_id IS NOT NULL;
+    CREATE INDEX IF NOT EXISTS hg_fact_created ON hg_fact (created_at, id);
+    CREATE TABLE IF NOT EXISTS hg_entity (
+        id TEXT PRIMARY KEY, name TEXT NOT NULL, name_key TEXT NOT NULL, type TEXT NOT NULL,
+        aliases TEXT[] NOT NULL, summary TEXT NOT NULL, mention_count INTEGER NOT NULL,
+        first_seen TIMESTAMP, last_mentioned TIMESTAMP, scope TEXT NOT NULL
+    );
+    CREATE INDEX IF NOT EXISTS hg_entity_key ON hg_entity (scope, name_key);
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 # The advisory lock the schema's steps run under (any bigint the database's other users do not

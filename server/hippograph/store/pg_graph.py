@@ -1,0 +1,252 @@
+"""The graph in the memory's PostgreSQL database, first part: facts, entities, the graph's meta
+and transactions (``hg_fact``, ``hg_entity``, ``hg_graph_meta``). Edges, the scoped reads
+(``GraphView``), receipts, the census, the listing and the entity index come next (see
+docs/postgres.md): until then this is not a whole ``GraphStore`` and nothing opens it.
+
+Rows are the embedded graph's (``rows.fact_params`` / ``fact_from_row``: times as naive UTC),
+plus each fact's claim key columns, so the conflict rule's lookup is one indexed query. There
+is no cache and no mirror in the process: every read asks the database, so what another server
+committed is what the next read sees.
+
+A ``transaction()`` holds one connection for the calling thread; every method the thread calls
+inside it runs in that transaction, and outside one, each call is a transaction of its own.
+"""
+
+from __future__ import annotations
+
+import itertools
+import threading
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from datetime import datetime
+from typing import Any
+
+from hippograph.domain.models import ACTIVE_STATUSES, Entity, Fact
+from hippograph.store.graph_values import ClaimKey, SessionKey, claim_key
+from hippograph.store.pg_database import SCHEMA_VERSION, PgDatabase
+from hippograph.store.rows import (
+    ENTITY_COLUMNS,
+    FACT_COLUMNS,
+    FACT_STATE_COLUMNS,
+    entity_from_row,
+    entity_params,
+    fact_from_row,
+    fact_params,
+    fact_state_params,
+    to_db_time,
+)
+
+_ACTIVE = list(ACTIVE_STATUSES)
+_FACT_FIELDS = (*FACT_COLUMNS, "claim_subject", "claim_predicate")
+_FACTS = f"SELECT {', '.join(FACT_COLUMNS)} FROM hg_fact"
+_ENTITIES = f"SELECT {', '.join(ENTITY_COLUMNS)} FROM hg_entity"
+_BATCH = 2048  # rows a whole-table read fetches at a time
+_CURSORS = itertools.count()  # server-side cursors' names (unique in a connection)
+
+
+class PgGraphStore:
+    """Facts and entities in the memory's database; every method is thread-safe."""
+
+    def __init__(self, db: PgDatabase) -> None:
+        self._db = db
+        self._local = threading.local()
+
+    def close(self) -> None:
+        """Nothing of its own to close: the database is the memory's."""
+
+    # ------------------------------------------------------------ transactions
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """All writes inside commit together or not at all (a transaction inside one joins it)."""
+        if getattr(self._local, "conn", None) is not None:
+            yield
+            return
+        with self._db.transaction() as conn:
+            self._local.conn = conn
+            try:
+                yield
+            finally:
+                self._local.conn = None
+
+    @contextmanager
+    def _conn(self) -> Iterator[Any]:
+        """The thread's transaction's connection, or a transaction of the call's own."""
+        conn = getattr(self._local, "conn", None)
+        if conn is not None:
+            yield conn
+        else:
+            with self._db.transaction() as own:
+                yield own
+
+    def _rows(self, query: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        with self._conn() as conn:
+            return list(conn.execute(query, params).fetchall())
+
+    def _stream(self, query: str, params: Sequence[Any] = ()) -> Iterator[tuple[Any, ...]]:
+        """Rows of a read of any size, ``_BATCH`` at a time (a server-side cursor)."""
+        with self._conn() as conn, conn.cursor(name=f"hg_read_{next(_CURSORS)}") as cur:
+            cur.execute(query, params)
+            while batch := cur.fetchmany(_BATCH):
+                yield from batch
+
+    # ------------------------------------------------------------ meta
+
+    def schema_version(self) -> int:
+        return SCHEMA_VERSION
+
+    def get_meta(self, key: str) -> str | None:
+        rows = self._rows("SELECT value FROM hg_graph_meta WHERE key = %s", (key,))
+        return str(rows[0][0]) if rows else None
+
+    def set_meta(self, key: str, value: str) -> None:
+        with self._conn() as conn:
+            conn.execute(
+                "INSERT INTO hg_graph_meta VALUES (%s, %s) ON CONFLICT (key) "
+                "DO UPDATE SET value = excluded.value",
+                (key, value),
+            )
+
+    # ------------------------------------------------------------ facts
+
+    def insert_facts(self, facts: Sequence[Fact]) -> None:
+        """Create new facts, in one statement."""
+        if not facts:
+            return
+        rows = []
+        for fact in facts:
+            params = fact_params(fact)
+            claim = claim_key(fact.subject, fact.predicate, fact.scope)
+            rows.append((*(params[c] for c in FACT_COLUMNS), *(claim[:2] if claim else (None, None))))
+        marks = ", ".join(["%s"] * len(_FACT_FIELDS))
+        with self._conn() as conn, conn.cursor() as cur:
+            cur.executemany(f"INSERT INTO hg_fact ({', '.join(_FACT_FIELDS)}) VALUES ({marks})", rows)
+
+    def update_fact_state(self, fact: Fact) -> None:
+        self.update_fact_states([fact])
+
+    def update_fact_states(self, facts: Sequence[Fact]) -> None:
+        """Write back the lifecycle fields; content and identity never change in place."""
+        if not facts:
+            return
+        sets = ", ".join(f"{c} = %s" for c in FACT_STATE_COLUMNS)
+        rows = []
+        for fact in facts:
+            params = fact_state_params(fact)
+            rows.append((*(params[c] for c in FACT_STATE_COLUMNS), fact.id))
+        with self._conn() as conn, conn.cursor() as cur:
+            cur.executemany(f"UPDATE hg_fact SET {sets} WHERE id = %s", rows)
+
+    def get_facts(self, ids: Sequence[str]) -> dict[str, Fact]:
+        if not ids:
+            return {}
+        rows = self._rows(f"{_FACTS} WHERE id = ANY(%s)", (list(ids),))
+        return {fact.id: fact for fact in map(_fact, rows)}
+
+    def get_fact(self, fact_id: str) -> Fact | None:
+        return self.get_facts([fact_id]).get(fact_id)
+
+    def all_facts(self) -> Iterator[Fact]:
+        return map(_fact, self._stream(f"{_FACTS} ORDER BY created_at, id"))
+
+    def active_facts(self) -> Iterator[Fact]:
+        return map(
+            _fact, self._stream(f"{_FACTS} WHERE status = ANY(%s) ORDER BY created_at, id", (_ACTIVE,))
+        )
+
+    def fact_ids(self) -> set[str]:
+        return {str(fid) for (fid,) in self._stream("SELECT id FROM hg_fact")}
+
+    def fact_count(self) -> int:
+        """How many facts the graph holds, any status."""
+        return int(self._rows("SELECT count(*) FROM hg_fact")[0][0])
+
+    def fact_statuses(self) -> dict[str, str]:
+        """Every fact's id and status."""
+        return {str(fid): str(status) for fid, status in self._stream("SELECT id, status FROM hg_fact")}
+
+    def active_facts_with(self, keys: Iterable[ClaimKey]) -> dict[ClaimKey, list[Fact]]:
+        """The active facts of each key (a ``claim_key``), oldest first."""
+        asked = list(dict.fromkeys(keys))
+        found: dict[ClaimKey, list[Fact]] = {key: [] for key in asked}
+        if not asked:
+            return found
+        subjects, predicates, scopes = (list(part) for part in zip(*asked, strict=True))
+        rows = self._rows(
+            f"{_FACTS} WHERE (claim_subject, claim_predicate, scope) IN "
+            "(SELECT * FROM unnest(%s::text[], %s::text[], %s::text[])) AND status = ANY(%s) "
+            "ORDER BY created_at, id",
+            (subjects, predicates, scopes, _ACTIVE),
+        )
+        for fact in map(_fact, rows):
+            key = claim_key(fact.subject, fact.predicate, fact.scope)
+            if key in found:
+                found[key].append(fact)
+        return found
+
+    def last_facts_in_sessions(self, sessions: Iterable[SessionKey]) -> dict[SessionKey, str]:
+        """The id of the latest fact (by creation time, then id) of each (scope, session) that has one."""
+        asked = list(dict.fromkeys(sessions))
+        if not asked:
+            return {}
+        scopes, ids = (list(part) for part in zip(*asked, strict=True))
+        rows = self._rows(
+            "SELECT DISTINCT ON (scope, session_id) scope, session_id, id FROM hg_fact "
+            "WHERE (scope, session_id) IN (SELECT * FROM unnest(%s::text[], %s::text[])) "
+            "ORDER BY scope, session_id, created_at DESC, id DESC",
+            (scopes, ids),
+        )
+        return {(str(scope), str(session)): str(fid) for scope, session, fid in rows}
+
+    # ------------------------------------------------------------ entities
+
+    def insert_entities(self, entities: Sequence[Entity]) -> None:
+        """Create new entities, in one statement."""
+        if not entities:
+            return
+        rows = [tuple(entity_params(e)[c] for c in ENTITY_COLUMNS) for e in entities]
+        marks = ", ".join(["%s"] * len(ENTITY_COLUMNS))
+        with self._conn() as conn, conn.cursor() as cur:
+            cur.executemany(f"INSERT INTO hg_entity ({', '.join(ENTITY_COLUMNS)}) VALUES ({marks})", rows)
+
+    def touch_entities(self, mentions: Mapping[str, tuple[int, datetime]]) -> None:
+        """Count new mentions: entity id -> (how many, when the last one was)."""
+        if not mentions:
+            return
+        rows = [(count, to_db_time(at), eid) for eid, (count, at) in mentions.items()]
+        with self._conn() as conn, conn.cursor() as cur:
+            cur.executemany(
+                "UPDATE hg_entity SET mention_count = mention_count + %s, last_mentioned = %s WHERE id = %s",
+                rows,
+            )
+
+    def retype_entities(self, types: Mapping[str, str]) -> None:
+        """Give known entities the type a later sentence gave them: entity id -> type."""
+        if not types:
+            return
+        with self._conn() as conn, conn.cursor() as cur:
+            cur.executemany(
+                "UPDATE hg_entity SET type = %s WHERE id = %s", [(t, e) for e, t in types.items()]
+            )
+
+    def entities(self, entity_ids: Sequence[str]) -> dict[str, Entity]:
+        if not entity_ids:
+            return {}
+        rows = self._rows(f"{_ENTITIES} WHERE id = ANY(%s)", (list(entity_ids),))
+        return {entity.id: entity for entity in map(_entity, rows)}
+
+    def all_entities(self) -> list[Entity]:
+        return [_entity(row) for row in self._stream(f"{_ENTITIES} ORDER BY id")]
+
+    def delete_entities(self, entity_ids: Sequence[str]) -> None:
+        if entity_ids:
+            with self._conn() as conn:
+                conn.execute("DELETE FROM hg_entity WHERE id = ANY(%s)", (list(entity_ids),))
+
+
+def _fact(row: Sequence[Any]) -> Fact:
+    return fact_from_row(dict(zip(FACT_COLUMNS, row, strict=True)))
+
+
+def _entity(row: Sequence[Any]) -> Entity:
+    return entity_from_row(dict(zip(ENTITY_COLUMNS, row, strict=True)))
