@@ -73,6 +73,26 @@ MIGRATIONS: tuple[str, ...] = (
     );
     CREATE INDEX IF NOT EXISTS hg_entity_key ON hg_entity (scope, name_key);
     """,
+    """
+    CREATE TABLE IF NOT EXISTS hg_about (
+        fact TEXT NOT NULL, entity TEXT NOT NULL, role TEXT NOT NULL, PRIMARY KEY (fact, entity, role)
+    );
+    CREATE INDEX IF NOT EXISTS hg_about_entity ON hg_about (entity);
+    CREATE TABLE IF NOT EXISTS hg_link (
+        seq BIGSERIAL PRIMARY KEY, type TEXT NOT NULL, src TEXT NOT NULL, dst TEXT NOT NULL,
+        created_at TIMESTAMP, props JSONB NOT NULL
+    );
+    CREATE INDEX IF NOT EXISTS hg_link_src ON hg_link (src, type);
+    CREATE INDEX IF NOT EXISTS hg_link_dst ON hg_link (dst, type);
+    CREATE TABLE IF NOT EXISTS hg_relates (
+        seq BIGSERIAL PRIMARY KEY, src TEXT NOT NULL, dst TEXT NOT NULL, predicate TEXT,
+        weight DOUBLE PRECISION, fact_id TEXT, created_at TIMESTAMP
+    );
+    CREATE INDEX IF NOT EXISTS hg_relates_src ON hg_relates (src);
+    CREATE INDEX IF NOT EXISTS hg_relates_dst ON hg_relates (dst);
+    CREATE TABLE IF NOT EXISTS hg_tag (fact TEXT NOT NULL, tag TEXT NOT NULL, PRIMARY KEY (fact, tag));
+    CREATE INDEX IF NOT EXISTS hg_tag_tag ON hg_tag (tag);
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 # The advisory lock the schema's steps run under (any bigint the database's other users do not

@@ -14,16 +14,14 @@ inside it runs in that transaction, and outside one, each call is a transaction 
 
 from __future__ import annotations
 
-import itertools
-import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
 from datetime import datetime
 from typing import Any
 
 from hippograph.domain.models import ACTIVE_STATUSES, Entity, Fact
 from hippograph.store.graph_values import ClaimKey, SessionKey, claim_key
-from hippograph.store.pg_database import SCHEMA_VERSION, PgDatabase
+from hippograph.store.pg_database import SCHEMA_VERSION
+from hippograph.store.pg_edges import PgEdges
 from hippograph.store.rows import (
     ENTITY_COLUMNS,
     FACT_COLUMNS,
@@ -40,55 +38,13 @@ _ACTIVE = list(ACTIVE_STATUSES)
 _FACT_FIELDS = (*FACT_COLUMNS, "claim_subject", "claim_predicate")
 _FACTS = f"SELECT {', '.join(FACT_COLUMNS)} FROM hg_fact"
 _ENTITIES = f"SELECT {', '.join(ENTITY_COLUMNS)} FROM hg_entity"
-_BATCH = 2048  # rows a whole-table read fetches at a time
-_CURSORS = itertools.count()  # server-side cursors' names (unique in a connection)
 
 
-class PgGraphStore:
-    """Facts and entities in the memory's database; every method is thread-safe."""
-
-    def __init__(self, db: PgDatabase) -> None:
-        self._db = db
-        self._local = threading.local()
+class PgGraphStore(PgEdges):
+    """Facts, entities and their edges in the memory's database; every method is thread-safe."""
 
     def close(self) -> None:
         """Nothing of its own to close: the database is the memory's."""
-
-    # ------------------------------------------------------------ transactions
-
-    @contextmanager
-    def transaction(self) -> Iterator[None]:
-        """All writes inside commit together or not at all (a transaction inside one joins it)."""
-        if getattr(self._local, "conn", None) is not None:
-            yield
-            return
-        with self._db.transaction() as conn:
-            self._local.conn = conn
-            try:
-                yield
-            finally:
-                self._local.conn = None
-
-    @contextmanager
-    def _conn(self) -> Iterator[Any]:
-        """The thread's transaction's connection, or a transaction of the call's own."""
-        conn = getattr(self._local, "conn", None)
-        if conn is not None:
-            yield conn
-        else:
-            with self._db.transaction() as own:
-                yield own
-
-    def _rows(self, query: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
-        with self._conn() as conn:
-            return list(conn.execute(query, params).fetchall())
-
-    def _stream(self, query: str, params: Sequence[Any] = ()) -> Iterator[tuple[Any, ...]]:
-        """Rows of a read of any size, ``_BATCH`` at a time (a server-side cursor)."""
-        with self._conn() as conn, conn.cursor(name=f"hg_read_{next(_CURSORS)}") as cur:
-            cur.execute(query, params)
-            while batch := cur.fetchmany(_BATCH):
-                yield from batch
 
     # ------------------------------------------------------------ meta
 
@@ -237,11 +193,6 @@ class PgGraphStore:
 
     def all_entities(self) -> list[Entity]:
         return [_entity(row) for row in self._stream(f"{_ENTITIES} ORDER BY id")]
-
-    def delete_entities(self, entity_ids: Sequence[str]) -> None:
-        if entity_ids:
-            with self._conn() as conn:
-                conn.execute("DELETE FROM hg_entity WHERE id = ANY(%s)", (list(entity_ids),))
 
 
 def _fact(row: Sequence[Any]) -> Fact:
