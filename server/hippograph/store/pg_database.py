@@ -75,9 +75,10 @@ MIGRATIONS: tuple[str, ...] = (
     """,
     """
     CREATE TABLE IF NOT EXISTS hg_about (
-        fact TEXT NOT NULL, entity TEXT NOT NULL, role TEXT NOT NULL, PRIMARY KEY (fact, entity, role)
+        seq BIGSERIAL, fact TEXT NOT NULL, entity TEXT NOT NULL, role TEXT NOT NULL,
+        created_at TIMESTAMP NOT NULL, PRIMARY KEY (fact, entity, role)
     );
-    CREATE INDEX IF NOT EXISTS hg_about_entity ON hg_about (entity);
+    CREATE INDEX IF NOT EXISTS hg_about_entity ON hg_about (entity, created_at DESC, fact DESC);
     CREATE TABLE IF NOT EXISTS hg_link (
         seq BIGSERIAL PRIMARY KEY, type TEXT NOT NULL, src TEXT NOT NULL, dst TEXT NOT NULL,
         created_at TIMESTAMP, props JSONB NOT NULL
@@ -90,7 +91,9 @@ MIGRATIONS: tuple[str, ...] = (
     );
     CREATE INDEX IF NOT EXISTS hg_relates_src ON hg_relates (src);
     CREATE INDEX IF NOT EXISTS hg_relates_dst ON hg_relates (dst);
-    CREATE TABLE IF NOT EXISTS hg_tag (fact TEXT NOT NULL, tag TEXT NOT NULL, PRIMARY KEY (fact, tag));
+    CREATE TABLE IF NOT EXISTS hg_tag (
+        seq BIGSERIAL, fact TEXT NOT NULL, tag TEXT NOT NULL, PRIMARY KEY (fact, tag)
+    );
     CREATE INDEX IF NOT EXISTS hg_tag_tag ON hg_tag (tag);
     """,
 )

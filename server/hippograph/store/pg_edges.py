@@ -49,8 +49,8 @@ class PgEdges(PgSession):
         if links:
             with self._conn() as conn, conn.cursor() as cur:
                 cur.executemany(
-                    f"INSERT INTO hg_about SELECT %s, %s, %s WHERE {_FACT} AND {_ENTITY} "
-                    "ON CONFLICT DO NOTHING",
+                    "INSERT INTO hg_about (fact, entity, role, created_at) SELECT %s, %s, %s, f.created_at "
+                    f"FROM hg_fact f WHERE f.id = %s AND {_ENTITY} ON CONFLICT DO NOTHING",
                     [(fid, eid, role, fid, eid) for fid, eid, role in dict.fromkeys(links)],
                 )
 
@@ -119,7 +119,7 @@ class PgEdges(PgSession):
         if tags:
             with self._conn() as conn, conn.cursor() as cur:
                 cur.executemany(
-                    f"INSERT INTO hg_tag SELECT %s, %s WHERE {_FACT} ON CONFLICT DO NOTHING",
+                    f"INSERT INTO hg_tag (fact, tag) SELECT %s, %s WHERE {_FACT} ON CONFLICT DO NOTHING",
                     [(fid, tag, fid) for fid, tag in dict.fromkeys(tags)],
                 )
 

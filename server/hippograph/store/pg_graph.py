@@ -14,7 +14,7 @@ inside it runs in that transaction, and outside one, each call is a transaction 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -22,6 +22,7 @@ from hippograph.domain.models import ACTIVE_STATUSES, Entity, Fact
 from hippograph.store.graph_values import ClaimKey, SessionKey, claim_key
 from hippograph.store.pg_database import SCHEMA_VERSION
 from hippograph.store.pg_edges import PgEdges
+from hippograph.store.pg_view import PgGraphView
 from hippograph.store.rows import (
     ENTITY_COLUMNS,
     FACT_COLUMNS,
@@ -45,6 +46,10 @@ class PgGraphStore(PgEdges):
 
     def close(self) -> None:
         """Nothing of its own to close: the database is the memory's."""
+
+    def view(self, scopes: Collection[str] | None) -> PgGraphView:
+        """Reads of the graph as a caller who sees ``scopes`` sees it (None: every scope)."""
+        return PgGraphView(self, scopes)
 
     # ------------------------------------------------------------ meta
 

@@ -1,0 +1,290 @@
+"""The graph's shape as one caller sees it, read from the memory's PostgreSQL database: the
+scope rule applied to every read, as ``index_view.IndexView`` applies it to the embedded graph's
+index (same methods, same results, same order; ``tests/test_graph_views.py`` compares them).
+
+A caller in a scope sees the facts and entities of that scope and of ``global``, nothing else:
+every read drops each fact and entity outside ``scopes`` (and every edge with such an end)
+before anything is counted or cut to a limit. ``scopes`` None: every scope (the owner's upkeep).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Collection, Iterable, Sequence
+from datetime import datetime
+from typing import Any
+
+from hippograph.domain.errors import InternalError
+from hippograph.domain.models import FACT_EDGES, EdgeType
+from hippograph.store.graph_values import EdgeRow
+from hippograph.store.pg_session import PgSession
+
+# A RELATES weight as the walk uses it: 1 if unset, clamped to 0..1 (the graph index's rule).
+_WALK_WEIGHT = "CASE WHEN weight IS NULL THEN 1.0 ELSE least(greatest(weight, 0.0), 1.0) END"
+
+
+class PgGraphView:
+    """Reads of the graph in the database, restricted to ``scopes`` (None: every scope)."""
+
+    def __init__(self, session: PgSession, scopes: Collection[str] | None) -> None:
+        self._s = session
+        self._scopes = None if scopes is None else sorted(set(scopes))
+
+    def _in_scope(self, *aliases: str) -> tuple[str, list[Any]]:
+        """SQL that keeps the rows whose ``aliases`` (tables with a scope) are seen, and its parameters."""
+        if self._scopes is None:
+            return "TRUE", []
+        return " AND ".join(f"{a}.scope = ANY(%s)" for a in aliases), [self._scopes] * len(aliases)
+
+    def _rows(self, query: str, params: Sequence[Any]) -> list[Any]:
+        return self._s._rows(query, params)
+
+    def _seen(self, ids: Iterable[str]) -> set[str]:
+        """Those of ``ids`` (facts or entities) whose scope this view sees (all, when it sees every scope)."""
+        wanted = set(ids)
+        if self._scopes is None or not wanted:
+            return wanted
+        rows = self._rows(
+            "SELECT id FROM hg_fact WHERE id = ANY(%s) AND scope = ANY(%s) "
+            "UNION ALL SELECT id FROM hg_entity WHERE id = ANY(%s) AND scope = ANY(%s)",
+            (list(wanted), self._scopes, list(wanted), self._scopes),
+        )
+        return {str(node) for (node,) in rows}
+
+    def sees(self, node_id: str) -> bool:
+        """The scope rule: a fact or entity is seen if its scope is."""
+        return node_id in self._seen([node_id])
+
+    def statuses(self, fact_ids: Iterable[str]) -> dict[str, str]:
+        """The status of each of ``fact_ids`` that exists."""
+        seen, params = self._in_scope("f")
+        rows = self._rows(
+            f"SELECT id, status FROM hg_fact f WHERE id = ANY(%s) AND {seen}", (list(set(fact_ids)), *params)
+        )
+        return {str(fid): str(status) for fid, status in rows}
+
+    def _edges_touching(
+        self, table: str, ends: str, columns: str, ids: Iterable[str], where: str = "TRUE", *where_params: Any
+    ) -> list[Any]:
+        """(seq, ``columns``) of the edges of ``table`` with either end among ``ids`` and both ends
+        (rows of ``ends``) seen, in the order they were made."""
+        seen, params = self._in_scope("a", "b")
+        joins = "" if not params else f"JOIN {ends} a ON a.id = e.src JOIN {ends} b ON b.id = e.dst "
+        query = (
+            f"SELECT e.seq, {columns} FROM {table} e {joins}WHERE {where} AND {seen} "
+            "AND (e.src = ANY(%s) OR e.dst = ANY(%s)) ORDER BY e.seq"
+        )
+        wanted = list(set(ids))
+        return self._rows(query, (*where_params, *params, wanted, wanted))
+
+    def fact_edges(self, fact_ids: Sequence[str], edge_types: Sequence[str] = FACT_EDGES) -> list[EdgeRow]:
+        """Fact-to-fact edges touching ``fact_ids``, either direction: each fact's edges out, then
+        in, in the order they were made."""
+        unknown = set(edge_types) - set(FACT_EDGES)
+        if unknown:
+            raise InternalError(f"unknown fact edges {sorted(unknown)}")
+        types = sorted(set(edge_types))
+        rows = self._edges_touching(
+            "hg_link",
+            "hg_fact",
+            "e.type, e.src, e.dst, e.created_at, e.props",
+            fact_ids,
+            "e.type = ANY(%s)",
+            types,
+        )
+        out: dict[str, list[int]] = {}
+        into: dict[str, list[int]] = {}
+        for seq, _, src, dst, _, _ in rows:
+            out.setdefault(src, []).append(seq)
+            into.setdefault(dst, []).append(seq)
+        order = dict.fromkeys(seq for fid in fact_ids for seq in (*out.get(fid, ()), *into.get(fid, ())))
+        edges = {r[0]: r for r in rows}
+        return [
+            EdgeRow(edges[seq][1], edges[seq][2], edges[seq][3], _link_props(edges[seq][4], edges[seq][5]))
+            for seq in order
+        ]
+
+    def _about(self, fact_ids: Iterable[str]) -> list[tuple[str, str, str]]:
+        """(fact, entity, role) of the seen facts' ABOUT edges to seen entities, in the order made."""
+        seen, params = self._in_scope("f", "e")
+        joins = "" if not params else "JOIN hg_fact f ON f.id = a.fact JOIN hg_entity e ON e.id = a.entity "
+        return self._rows(
+            f"SELECT a.fact, a.entity, a.role FROM hg_about a {joins}WHERE a.fact = ANY(%s) AND {seen} "
+            "ORDER BY a.fact, a.seq",
+            (list(set(fact_ids)), *params),
+        )
+
+    def about_edges(self, fact_ids: Sequence[str]) -> list[EdgeRow]:
+        by_fact: dict[str, list[EdgeRow]] = {}
+        for fid, eid, role in self._about(fact_ids):
+            by_fact.setdefault(fid, []).append(EdgeRow(EdgeType.ABOUT, fid, eid, {"role": role}))
+        return [edge for fid in dict.fromkeys(fact_ids) for edge in by_fact.get(fid, ())]
+
+    def about_any(self, fact_ids: Iterable[str], entity_ids: Iterable[str]) -> set[str]:
+        """Those of ``fact_ids`` that are ABOUT any of ``entity_ids``."""
+        wanted = set(entity_ids)
+        return {fid for fid, eid, _ in self._about(fact_ids) if eid in wanted}
+
+    def centred_on_any(self, fact_ids: Iterable[str], entity_ids: Iterable[str]) -> set[str]:
+        """Those of ``fact_ids`` whose topic is one of ``entity_ids``: the fact's subject or object
+        when it has one, else any entity it mentions."""
+        wanted = set(entity_ids)
+        about: dict[str, list[tuple[str, str]]] = {}
+        for fid, eid, role in self._about(fact_ids):
+            about.setdefault(fid, []).append((eid, role))
+        centred = set()
+        for fid, links in about.items():
+            topics = [eid for eid, role in links if role != "mention"] or [eid for eid, _ in links]
+            if any(eid in wanted for eid in topics):
+                centred.add(fid)
+        return centred
+
+    def facts_about(self, entity_id: str, *, limit: int, statuses: Sequence[str]) -> list[str]:
+        """The ``limit`` most recently created facts about the entity with one of ``statuses``."""
+        if limit <= 0 or not self.sees(entity_id):
+            return []
+        seen, params = self._in_scope("f")
+        rows = self._rows(
+            "SELECT a.fact, max(a.created_at) AS at FROM hg_about a JOIN hg_fact f ON f.id = a.fact "
+            f"WHERE a.entity = %s AND f.status = ANY(%s) AND {seen} "
+            "GROUP BY a.fact ORDER BY at DESC, a.fact DESC LIMIT %s",
+            (entity_id, list(statuses), *params, limit),
+        )
+        return [str(fid) for fid, _ in rows]
+
+    def entity_relations(self, entity_ids: Sequence[str]) -> list[EdgeRow]:
+        """The seen RELATES edges touching ``entity_ids``: each entity's in the order made."""
+        rows = self._edges_touching(
+            "hg_relates",
+            "hg_entity",
+            "e.src, e.dst, e.predicate, e.weight, e.fact_id, e.created_at",
+            entity_ids,
+        )
+        order = dict.fromkeys(r[0] for eid in entity_ids for r in rows if eid in (r[1], r[2]))
+        edges = {r[0]: r for r in rows}
+        return [
+            EdgeRow(EdgeType.RELATES, edges[s][1], edges[s][2], _relates_props(*edges[s][3:])) for s in order
+        ]
+
+    def related_entities(self, entity_ids: Sequence[str], *, limit: int) -> list[tuple[str, str, float]]:
+        """(entity, related entity, strongest RELATES weight): the ``limit`` strongest per entity."""
+        seen, params = self._in_scope("o")
+        joins = "" if not params else "JOIN hg_entity o ON o.id = n.b "
+        query = (
+            f"SELECT n.b, max(n.w) AS w FROM (SELECT dst AS b, {_WALK_WEIGHT} AS w "
+            "FROM hg_relates WHERE src = %s "
+            f"UNION ALL SELECT src, {_WALK_WEIGHT} FROM hg_relates WHERE dst = %s) n {joins}WHERE {seen} "
+            "GROUP BY n.b ORDER BY w DESC, n.b DESC LIMIT %s"
+        )
+        asked = list(dict.fromkeys(entity_ids))
+        seen_ids = self._seen(asked)
+        out = []
+        for eid in (e for e in asked if e in seen_ids):
+            out += [(eid, str(other), float(w)) for other, w in self._rows(query, (eid, eid, *params, limit))]
+        return out
+
+    def tag_neighbours(self, fact_ids: Sequence[str], *, limit: int) -> list[EdgeRow]:
+        """Facts sharing a tag with ``fact_ids``, newest tagged first, ``limit`` rows in all (a tag
+        is a name for every scope: only the facts seen here share it)."""
+        rows: list[EdgeRow] = []
+        seen_ids = self._seen(fact_ids)
+        seen, params = self._in_scope("f")
+        for fid in fact_ids:
+            if fid not in seen_ids:
+                continue
+            for (tag,) in self._rows("SELECT tag FROM hg_tag WHERE fact = %s ORDER BY seq", (fid,)):
+                others = self._rows(
+                    "SELECT t.fact FROM hg_tag t JOIN hg_fact f ON f.id = t.fact "
+                    f"WHERE t.tag = %s AND {seen} "
+                    "ORDER BY t.seq DESC LIMIT %s",
+                    (tag, *params, limit + 1),
+                )
+                for (other,) in others:
+                    if len(rows) >= limit:
+                        return rows
+                    if other != fid:
+                        rows.append(EdgeRow(EdgeType.HAS_TAG, fid, str(other), {"tag": tag}))
+        return rows
+
+    def linked(self, edge_type: str, statuses: Sequence[str], *, limit: int) -> list[tuple[str, str]]:
+        """(source, target) of the newest ``limit`` fact-to-fact edges of ``edge_type`` whose two
+        facts are seen here and have one of ``statuses``."""
+        seen, params = self._in_scope("a", "b")
+        rows = self._rows(
+            "SELECT l.src, l.dst FROM hg_link l "
+            "JOIN hg_fact a ON a.id = l.src JOIN hg_fact b ON b.id = l.dst "
+            f"WHERE l.type = %s AND a.status = ANY(%s) AND b.status = ANY(%s) AND {seen} "
+            "ORDER BY l.seq DESC LIMIT %s",
+            (edge_type, list(statuses), list(statuses), *params, limit),
+        )
+        return [(str(src), str(dst)) for src, dst in rows]
+
+    def oldest(self, statuses: Sequence[str], *, limit: int) -> list[str]:
+        """The ``limit`` oldest facts seen here with one of ``statuses``."""
+        seen, params = self._in_scope("f")
+        rows = self._rows(
+            f"SELECT f.id FROM hg_fact f WHERE f.status = ANY(%s) AND {seen} "
+            "ORDER BY f.created_at, f.id LIMIT %s",
+            (list(statuses), *params, limit),
+        )
+        return [str(fid) for (fid,) in rows]
+
+    def tagged(self, prefix: str, statuses: Sequence[str]) -> list[tuple[str, str]]:
+        """(fact id, tag) of the facts seen here, of ``statuses``, with a tag that starts with
+        ``prefix``, oldest tagged first."""
+        seen, params = self._in_scope("f")
+        rows = self._rows(
+            "SELECT t.fact, t.tag FROM hg_tag t JOIN hg_fact f ON f.id = t.fact "
+            f"WHERE starts_with(t.tag, %s) AND f.status = ANY(%s) AND {seen} ORDER BY t.seq",
+            (prefix, list(statuses), *params),
+        )
+        return [(str(fid), str(tag)) for fid, tag in rows]
+
+    def entity_names_for(self, fact_ids: Sequence[str]) -> dict[str, list[str]]:
+        seen, params = self._in_scope("f", "e")
+        rows = self._rows(
+            "SELECT a.fact, e.name FROM hg_about a JOIN hg_fact f ON f.id = a.fact "
+            "JOIN hg_entity e ON e.id = a.entity "
+            f"WHERE a.fact = ANY(%s) AND {seen} ORDER BY a.fact, a.seq",
+            (list(set(fact_ids)), *params),
+        )
+        by_fact: dict[str, list[str]] = {}
+        for fid, name in rows:
+            by_fact.setdefault(fid, []).append(name)
+        return {fid: by_fact[fid] for fid in dict.fromkeys(fact_ids) if fid in by_fact}
+
+    def entity_names(self, prefix: str, *, limit: int) -> list[str]:
+        """Names of the seen entities starting with ``prefix`` (any case), sorted, at most ``limit``."""
+        folded = prefix.casefold()
+        seen, params = self._in_scope("e")
+        rows = self._rows(
+            f"SELECT DISTINCT name FROM hg_entity e WHERE starts_with(lower(name), lower(%s)) AND {seen}",
+            (prefix, *params),
+        )
+        names = (str(name) for (name,) in rows if str(name).casefold().startswith(folded))
+        return sorted(names, key=str.casefold)[:limit]
+
+    def scopes(self, prefix: str, *, limit: int) -> list[str]:
+        """The seen scopes that hold a fact or entity and start with ``prefix``, sorted, at most ``limit``."""
+        found = {
+            str(s)
+            for (s,) in self._rows("SELECT DISTINCT scope FROM hg_fact UNION SELECT scope FROM hg_entity", ())
+        }
+        seen = found if self._scopes is None else found & set(self._scopes)
+        folded = prefix.casefold()
+        return sorted(s for s in seen if s.casefold().startswith(folded))[:limit]
+
+
+def _link_props(at: datetime | None, props: Any) -> dict[str, Any]:
+    """A fact link's properties as the graph's reads list them: its time first, then the rest."""
+    found: dict[str, Any] = {} if at is None else {"created_at": at}
+    found.update(props if isinstance(props, dict) else json.loads(props or "{}"))
+    return found
+
+
+def _relates_props(
+    predicate: str | None, weight: float | None, fact_id: str | None, at: datetime | None
+) -> dict[str, Any]:
+    """A RELATES edge's properties from its columns, in the graph's order, nulls left out."""
+    values = (("predicate", predicate), ("weight", weight), ("fact_id", fact_id), ("created_at", at))
+    return {k: v for k, v in values if v is not None}
