@@ -118,3 +118,27 @@ def test_every_scoped_read_answers_as_the_embedded_graph_does(
     kuzu, pg = (graph.view(scopes) for graph in both)
     for name, read in reads.items():
         assert read(pg) == read(kuzu), name
+
+
+def test_entities_are_found_by_name_alias_and_first_name_as_the_embedded_graph_finds_them(
+    both: tuple[Any, Any],
+) -> None:
+    more = [
+        Entity(id=_eid(10), name="Priya Raman", type="person", scope="project:x", aliases=("P. Raman",)),
+        Entity(id=_eid(11), name="Priya Shah", type="person", scope="project:y"),
+        Entity(id=_eid(12), name="Atlas", type="project", scope="project:x"),  # global has an Atlas too
+        Entity(id=_eid(13), name="Tomasz Nowak", type="concept", scope="global", aliases=("Tom",)),
+    ]
+    for graph in both:
+        graph.insert_entities(more)
+        graph.retype_entities({_eid(13): "organization"})  # no longer found by its first word
+        graph.delete_entities([_eid(5)])
+    texts = ["Priya and Tomasz met Mara Lind about Atlas", "P. Raman asked Tom about Vega and Orion"]
+    for scope in ("global", "project:x", "project:y"):
+        kuzu, pg = (graph.names for graph in both)
+        for name in ("Atlas", "atlas", "P. Raman", "Tom", "Vega", "Mara Lind", "mara"):
+            assert pg.resolve(name, scope) == kuzu.resolve(name, scope), (name, scope)
+        for first in ("Priya", "Tomasz", "Mara"):
+            assert pg.by_first_name(first, scope) == kuzu.by_first_name(first, scope), (first, scope)
+        for text in texts:
+            assert pg.mentions(text, scope) == kuzu.mentions(text, scope), (text, scope)

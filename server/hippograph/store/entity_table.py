@@ -86,6 +86,19 @@ def count_mentions(db: sqlite3.Connection, mentions: Mapping[str, tuple[int, dat
     )
 
 
+def retype(db: sqlite3.Connection, types: Mapping[str, str]) -> None:
+    """Entities' new types (entity id -> type); a person's first name finds it only while it
+    is of a type found by first name (``first_word``)."""
+    for entity_id, kind in types.items():
+        db.execute("UPDATE entity SET type = ? WHERE id = ?", (kind, entity_id))
+        db.execute("DELETE FROM entity_first WHERE id = ?", (entity_id,))
+        entity = get(db, entity_id)
+        first = first_word(entity) if entity is not None else None
+        if entity is not None and first:
+            row = (entity.scope, first, entity.id)
+            db.execute("INSERT OR IGNORE INTO entity_first VALUES (?, ?, ?)", row)
+
+
 def delete(db: sqlite3.Connection, ids: Collection[str]) -> None:
     given = ids_param(ids)
     for table in TABLES:

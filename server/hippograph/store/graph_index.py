@@ -317,7 +317,7 @@ class GraphIndex:
 
     def retype_entities(self, types: Mapping[str, str]) -> None:
         with self.lock:
-            self.db.executemany("UPDATE entity SET type = ? WHERE id = ?", [(t, e) for e, t in types.items()])
+            entity_table.retype(self.db, types)
 
     def count_mentions(self, mentions: Mapping[str, tuple[int, datetime]]) -> None:
         """New mentions: entity id -> (how many, when the last one was)."""

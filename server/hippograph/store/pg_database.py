@@ -71,7 +71,15 @@ MIGRATIONS: tuple[str, ...] = (
         aliases TEXT[] NOT NULL, summary TEXT NOT NULL, mention_count INTEGER NOT NULL,
         first_seen TIMESTAMP, last_mentioned TIMESTAMP, scope TEXT NOT NULL
     );
-    CREATE INDEX IF NOT EXISTS hg_entity_key ON hg_entity (scope, name_key);
+    CREATE TABLE IF NOT EXISTS hg_entity_key (
+        seq BIGSERIAL PRIMARY KEY, scope TEXT NOT NULL, key TEXT NOT NULL, id TEXT NOT NULL,
+        UNIQUE (scope, key, id)
+    );
+    CREATE INDEX IF NOT EXISTS hg_entity_key_id ON hg_entity_key (id);
+    CREATE TABLE IF NOT EXISTS hg_entity_first (
+        scope TEXT NOT NULL, first TEXT NOT NULL, id TEXT NOT NULL, PRIMARY KEY (scope, first, id)
+    );
+    CREATE INDEX IF NOT EXISTS hg_entity_first_id ON hg_entity_first (id);
     """,
     """
     CREATE TABLE IF NOT EXISTS hg_about (

@@ -160,4 +160,6 @@ class PgEdges(PgSession):
             with self._conn() as conn:
                 conn.execute("DELETE FROM hg_about WHERE entity = ANY(%s)", (ids,))
                 conn.execute("DELETE FROM hg_relates WHERE src = ANY(%s) OR dst = ANY(%s)", (ids, ids))
+                conn.execute("DELETE FROM hg_entity_key WHERE id = ANY(%s)", (ids,))
+                conn.execute("DELETE FROM hg_entity_first WHERE id = ANY(%s)", (ids,))
                 conn.execute("DELETE FROM hg_entity WHERE id = ANY(%s)", (ids,))

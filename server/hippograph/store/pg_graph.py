@@ -19,6 +19,7 @@ from datetime import datetime
 from typing import Any
 
 from hippograph.domain.models import ACTIVE_STATUSES, Entity, Fact
+from hippograph.store.entity_index import EntityIndex, IndexedEntities, KeyedIds, first_word, name_keys
 from hippograph.store.graph_values import ClaimKey, SessionKey, claim_key
 from hippograph.store.pg_database import SCHEMA_VERSION
 from hippograph.store.pg_edges import PgEdges
@@ -161,14 +162,30 @@ class PgGraphStore(PgEdges):
 
     # ------------------------------------------------------------ entities
 
+    @property
+    def names(self) -> EntityIndex:
+        """The entities by id, name, alias and first name, in the scopes a caller sees."""
+        return IndexedEntities(PgNames(self))
+
     def insert_entities(self, entities: Sequence[Entity]) -> None:
-        """Create new entities, in one statement."""
+        """Create new entities, and the keys they are found by (the first made keeps a shared one)."""
         if not entities:
             return
         rows = [tuple(entity_params(e)[c] for c in ENTITY_COLUMNS) for e in entities]
         marks = ", ".join(["%s"] * len(ENTITY_COLUMNS))
+        keys = [(e.scope, key, e.id) for e in entities for key in name_keys(e)]
         with self._conn() as conn, conn.cursor() as cur:
             cur.executemany(f"INSERT INTO hg_entity ({', '.join(ENTITY_COLUMNS)}) VALUES ({marks})", rows)
+            cur.executemany(
+                "INSERT INTO hg_entity_key (scope, key, id) VALUES (%s, %s, %s) ON CONFLICT DO NOTHING", keys
+            )
+            self._first_names(cur, entities)
+
+    @staticmethod
+    def _first_names(cur: Any, entities: Iterable[Entity]) -> None:
+        """The first names these entities are found by (a person's, while of a type found so)."""
+        firsts = [(e.scope, first, e.id) for e in entities if (first := first_word(e))]
+        cur.executemany("INSERT INTO hg_entity_first VALUES (%s, %s, %s) ON CONFLICT DO NOTHING", firsts)
 
     def touch_entities(self, mentions: Mapping[str, tuple[int, datetime]]) -> None:
         """Count new mentions: entity id -> (how many, when the last one was)."""
@@ -189,6 +206,9 @@ class PgGraphStore(PgEdges):
             cur.executemany(
                 "UPDATE hg_entity SET type = %s WHERE id = %s", [(t, e) for e, t in types.items()]
             )
+            cur.execute("DELETE FROM hg_entity_first WHERE id = ANY(%s)", (list(types),))
+            cur.execute(f"{_ENTITIES} WHERE id = ANY(%s)", (list(types),))  # as retyped, in this transaction
+            self._first_names(cur, [_entity(row) for row in cur.fetchall()])
 
     def entities(self, entity_ids: Sequence[str]) -> dict[str, Entity]:
         if not entity_ids:
@@ -206,3 +226,30 @@ def _fact(row: Sequence[Any]) -> Fact:
 
 def _entity(row: Sequence[Any]) -> Entity:
     return entity_from_row(dict(zip(ENTITY_COLUMNS, row, strict=True)))
+
+
+class PgNames:
+    """The entity reads ``IndexedEntities`` asks of the database (its ``NameSource``)."""
+
+    def __init__(self, graph: PgGraphStore) -> None:
+        self._graph = graph
+
+    def entity(self, entity_id: str) -> Entity | None:
+        return self._graph.entities([entity_id]).get(entity_id)
+
+    def entity_keys(self, keys: Collection[str], scopes: Collection[str]) -> KeyedIds:
+        """(scope, key) -> the id of the first entity made in ``scope`` found by ``key``."""
+        found: KeyedIds = {}
+        rows = self._graph._rows(
+            "SELECT scope, key, id FROM hg_entity_key WHERE scope = ANY(%s) AND key = ANY(%s) ORDER BY seq",
+            (list(scopes), list(keys)),
+        )
+        for scope, key, entity_id in rows:
+            found.setdefault((str(scope), str(key)), str(entity_id))
+        return found
+
+    def first_named(self, key: str, scopes: Collection[str]) -> set[str]:
+        rows = self._graph._rows(
+            "SELECT id FROM hg_entity_first WHERE scope = ANY(%s) AND first = %s", (list(scopes), key)
+        )
+        return {str(entity_id) for (entity_id,) in rows}
