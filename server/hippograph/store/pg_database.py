@@ -104,6 +104,14 @@ MIGRATIONS: tuple[str, ...] = (
     );
     CREATE INDEX IF NOT EXISTS hg_tag_tag ON hg_tag (tag);
     """,
+    """
+    CREATE TABLE IF NOT EXISTS hg_receipt (
+        id TEXT PRIMARY KEY, operation TEXT NOT NULL, at TIMESTAMPTZ NOT NULL
+    );
+    CREATE INDEX IF NOT EXISTS hg_receipt_at ON hg_receipt (at);
+    CREATE TABLE IF NOT EXISTS hg_reply (id TEXT PRIMARY KEY, result TEXT NOT NULL, at TIMESTAMPTZ NOT NULL);
+    CREATE INDEX IF NOT EXISTS hg_reply_at ON hg_reply (at);
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 # The advisory lock the schema's steps run under (any bigint the database's other users do not

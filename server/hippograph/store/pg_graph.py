@@ -23,6 +23,7 @@ from hippograph.store.entity_index import EntityIndex, IndexedEntities, KeyedIds
 from hippograph.store.graph_values import ClaimKey, SessionKey, claim_key
 from hippograph.store.pg_database import SCHEMA_VERSION
 from hippograph.store.pg_edges import PgEdges
+from hippograph.store.pg_records import PgCensus, PgListing, PgReceipts
 from hippograph.store.pg_view import PgGraphView
 from hippograph.store.rows import (
     ENTITY_COLUMNS,
@@ -37,6 +38,10 @@ from hippograph.store.rows import (
 )
 
 _ACTIVE = list(ACTIVE_STATUSES)
+_GRAPH_TABLES = (
+    "hg_fact", "hg_entity", "hg_entity_key", "hg_entity_first", "hg_about", "hg_link", "hg_relates", "hg_tag",
+    "hg_receipt", "hg_reply",
+)  # fmt: skip
 _FACT_FIELDS = (*FACT_COLUMNS, "claim_subject", "claim_predicate")
 _FACTS = f"SELECT {', '.join(FACT_COLUMNS)} FROM hg_fact"
 _ENTITIES = f"SELECT {', '.join(ENTITY_COLUMNS)} FROM hg_entity"
@@ -47,6 +52,52 @@ class PgGraphStore(PgEdges):
 
     def close(self) -> None:
         """Nothing of its own to close: the database is the memory's."""
+
+    @property
+    def receipts(self) -> PgReceipts:
+        return PgReceipts(self)
+
+    @property
+    def census(self) -> PgCensus:
+        return PgCensus(self)
+
+    @property
+    def listing(self) -> PgListing:
+        return PgListing(self)
+
+    def checkpoint(self) -> None:
+        """Nothing to do: the database checkpoints its own log."""
+
+    def rebuild(self) -> None:
+        """Rewrite the graph's tables without their dead row versions (after a purge, so no
+        erased text is left in their files)."""
+        self._db.vacuum_full(_GRAPH_TABLES)
+
+    def check_mirror(self, *, repair: bool) -> list[str]:
+        """Nothing to compare: no copy of the graph is held beside the database."""
+        return []
+
+    def purge_facts(self, tombstones: Sequence[Fact], tags: Sequence[str]) -> set[str]:
+        """Erase the text of facts ``lc.purge`` made tombstones: every column set to the
+        tombstone's, their ABOUT and tag edges and the RELATES edges they stated deleted; fact-to-
+        fact edges stay (the chains). Returns the entities the facts were about. The old row
+        versions stay in the table's files until ``rebuild``. (``tags``: a tag is no row of its
+        own here, so none is left behind.)"""
+        ids = [fact.id for fact in tombstones]
+        if not ids:
+            return set()
+        sets = ", ".join(f"{c} = %s" for c in FACT_COLUMNS[1:])
+        rows = [(*(fact_params(f)[c] for c in FACT_COLUMNS[1:]), None, None, f.id) for f in tombstones]
+        with self._conn() as conn, conn.cursor() as cur:
+            cur.executemany(
+                f"UPDATE hg_fact SET {sets}, claim_subject = %s, claim_predicate = %s WHERE id = %s", rows
+            )
+            entities = cur.execute(
+                "DELETE FROM hg_about WHERE fact = ANY(%s) RETURNING entity", (ids,)
+            ).fetchall()
+            cur.execute("DELETE FROM hg_tag WHERE fact = ANY(%s)", (ids,))
+            cur.execute("DELETE FROM hg_relates WHERE fact_id = ANY(%s)", (ids,))
+        return {str(eid) for (eid,) in entities}
 
     def view(self, scopes: Collection[str] | None) -> PgGraphView:
         """Reads of the graph as a caller who sees ``scopes`` sees it (None: every scope)."""

@@ -35,8 +35,26 @@ class PgSession:
             self._local.conn = conn
             try:
                 yield
+                rider = self.drop_rider()
+                if rider is not None:  # committed with this write, or not at all
+                    conn.execute(*rider)
             finally:
                 self._local.conn = None
+
+    def commit_with(self, query: str, params: Sequence[Any]) -> None:
+        """Run this statement inside the next transaction this thread commits (none, if it
+        commits none before ``drop_rider``): a record that must exist exactly when the write does."""
+        self._local.rider = (query, tuple(params))
+
+    def has_rider(self) -> bool:
+        """Whether this thread's ``commit_with`` statement still waits for a commit."""
+        return getattr(self._local, "rider", None) is not None
+
+    def drop_rider(self) -> tuple[str, tuple[Any, ...]] | None:
+        """Forget this thread's ``commit_with`` statement, and return it if it was still waiting."""
+        rider: tuple[str, tuple[Any, ...]] | None = getattr(self._local, "rider", None)
+        self._local.rider = None
+        return rider
 
     @contextmanager
     def _conn(self) -> Iterator[Any]:
