@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import getpass
 import shutil
+import signal
 import tempfile
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -144,3 +145,16 @@ def pg_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
 def pg_url(pg_server: Any) -> str:
     """A new, empty database of the worker's PostgreSQL: its URL."""
     return new_database(pg_server)
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _ctrl_c_reaches_servers() -> None:
+    """Processes a test starts take Ctrl-C (SIGINT) whatever started the test run.
+
+    A shell without job control starts a background job with SIGINT ignored, and an ignored
+    signal stays ignored in every child: run that way (``cmd &`` in a script), every server
+    ignored the Ctrl-C tests' SIGINT and they timed out (in both halves: test_startup re-delivers
+    one). A caught signal is reset to its default in a child, so catching it here is enough.
+    """
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
