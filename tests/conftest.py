@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import getpass
+import os
 import shutil
 import signal
 import tempfile
@@ -19,6 +20,9 @@ from hippograph.mcp_app import build_server
 from hippograph.service.memory import Memory
 from hippograph.sharing.proxy import SharedMemory
 from hippograph.store.embed import FastEmbedder, assemble_default_model
+from hippograph.store.pg_database import PgDatabase
+from hippograph.store.pg_graph import PgGraphStore
+from hippograph.store.pg_vectors import PgVectorStore
 from testkit.mounts import release_leftovers
 from testkit.postgres import new_database, postgres_server
 from testkit.prebuilt import Fill, Prebuilt
@@ -108,11 +112,34 @@ def memory_source(request: pytest.FixtureRequest, empty_store: Path, prebuilt: P
 
 
 @pytest.fixture
-def memory(settings: Settings, embedder: FastEmbedder, memory_source: Path) -> Iterator[Memory]:
+def memory(
+    request: pytest.FixtureRequest, settings: Settings, embedder: FastEmbedder, memory_source: Path
+) -> Iterator[Memory]:
+    if os.environ.get("HIPPOGRAPH_TEST_BACKEND") == "postgresql":
+        yield from _postgres_memory(request, settings, embedder)
+        return
     shutil.copytree(memory_source, settings.data_dir)
     mem = Memory.open(settings, embedder=embedder)
     yield mem
     mem.close()
+
+
+def _postgres_memory(
+    request: pytest.FixtureRequest, settings: Settings, embedder: FastEmbedder
+) -> Iterator[Memory]:
+    """A new, empty memory whose graph and vectors are in a new PostgreSQL database (issue 27:
+    ``HIPPOGRAPH_TEST_BACKEND=postgresql pytest tests`` asks the in-process tests of ``memory``
+    how much of the behaviour the PostgreSQL store keeps; a module's PREBUILT memory is not
+    written there, so its tests start empty)."""
+    db = PgDatabase(request.getfixturevalue("pg_url"))
+    settings.data_dir.mkdir(parents=True)
+    vectors = PgVectorStore(db, dim=embedder.dim, model=embedder.name)
+    mem = Memory(settings, PgGraphStore(db), vectors, embedder)
+    try:
+        yield mem
+    finally:
+        mem.close()
+        db.close()
 
 
 @pytest.fixture

@@ -54,9 +54,11 @@ class Upkeep:
         Run at a clean close, holding the write lock. A failed or interrupted rewrite leaves the
         old file whole (``KuzuSession.rebuild``).
         """
-        graph = self.stores.graph
+        graph, path = self.stores.graph, self.stores.settings.graph_file
+        if not path.exists():
+            return False  # a graph with no file of its own (a server database): nothing to rewrite
         graph.checkpoint()
-        size = self.stores.settings.graph_file.stat().st_size
+        size = path.stat().st_size
         if size <= max(COMPACT_FLOOR, 2 * int(graph.get_meta(COMPACT_BYTES) or 0)):
             return False
         if shutil.disk_usage(self.stores.settings.data_dir).free < 2 * size:
