@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 
 from hippograph.domain.errors import Closing
 
@@ -69,16 +69,40 @@ _GIVE_WAY_POLL_S = 0.05
 
 class WriteLock:
     """One writer at a time (re-entrant). While ``give_way`` says so, a thread waiting for the
-    lock stops waiting and raises ``Closing`` (by default nobody gives way)."""
+    lock stops waiting and raises ``Closing`` (by default nobody gives way).
+
+    ``across``, when a store is shared by several processes (the PostgreSQL one), is the store's
+    own writer lock (``GraphStore.writer``): taken after this one by its outermost holder and let
+    go with it, so one writer at a time holds across every server of the memory."""
 
     def __init__(self) -> None:
         self._lock = threading.RLock()
         self.give_way: Callable[[], bool] = lambda: False
+        self.across: Callable[[], AbstractContextManager[None]] | None = None
+        self._depth = 0  # how deep the holding thread is (only it changes it)
+        self._held: AbstractContextManager[None] | None = None
 
     def __enter__(self) -> None:
         while not self._lock.acquire(timeout=_GIVE_WAY_POLL_S):
             if self.give_way():
                 raise Closing(_CLOSING)
+        if self._depth == 0 and self.across is not None:
+            held = self.across()
+            try:
+                held.__enter__()
+            except BaseException:
+                self._lock.release()
+                raise
+            self._held = held
+        self._depth += 1
 
     def __exit__(self, *_: object) -> None:
-        self._lock.release()
+        self._depth -= 1
+        held, outermost = self._held, self._depth == 0
+        if outermost:
+            self._held = None
+        try:
+            if outermost and held is not None:
+                held.__exit__(None, None, None)
+        finally:
+            self._lock.release()

@@ -128,6 +128,7 @@ class Memory(MemoryAPI):
             topics=open_topics(settings),
             gaps=open_gaps(settings),
         )
+        self.stores.write_lock.across = graph.writer
         self.upkeep = Upkeep(self.stores)
         self.reader = Reader(self.stores)
         self.writer = Writer(

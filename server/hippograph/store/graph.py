@@ -14,7 +14,7 @@ import logging
 import tempfile
 import uuid
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
-from contextlib import AbstractContextManager
+from contextlib import AbstractContextManager, nullcontext
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -215,6 +215,10 @@ class KuzuGraphStore:
         """Rewrite the graph file from its contents (``KuzuSession.rebuild``); keep its new size."""
         self._session.rebuild()
         self.set_meta(COMPACT_BYTES, str(self.path.stat().st_size))
+
+    def writer(self) -> AbstractContextManager[None]:
+        """Nothing beyond the service's write lock: one process owns an embedded graph."""
+        return nullcontext()
 
     def checkpoint(self) -> None:
         self._session.checkpoint()

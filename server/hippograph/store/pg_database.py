@@ -167,6 +167,23 @@ class PgDatabase:
         except self._errors as err:
             raise StoreError(f"the PostgreSQL store at {self.where} failed: {err}") from err
 
+    @contextmanager
+    def holding(self, key: int) -> Iterator[None]:
+        """Hold the advisory lock ``key`` (waiting for any other holder, on any server) on a
+        connection of its own until the block ends."""
+        with self._pool.connection() as conn:
+            conn.autocommit = True
+            try:
+                conn.execute("SELECT pg_advisory_lock(%s)", (key,))
+                try:
+                    yield
+                finally:
+                    conn.execute("SELECT pg_advisory_unlock(%s)", (key,))
+            except self._errors as err:
+                raise StoreError(f"the PostgreSQL store at {self.where} failed: {err}") from err
+            finally:
+                conn.autocommit = False
+
     def vacuum_full(self, tables: Sequence[str]) -> None:
         """Rewrite ``tables`` without their dead row versions (after a purge: no deleted text is
         left in their files). Outside any transaction, as VACUUM must run."""

@@ -15,6 +15,7 @@ inside it runs in that transaction, and outside one, each call is a transaction 
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager
 from datetime import datetime
 from typing import Any
 
@@ -38,6 +39,7 @@ from hippograph.store.rows import (
 )
 
 _ACTIVE = list(ACTIVE_STATUSES)
+_WRITER_LOCK = 0x6867_5F77_7269_7465  # "hg_write": the memory's one writer, across servers
 _GRAPH_TABLES = (
     "hg_fact", "hg_entity", "hg_entity_key", "hg_entity_first", "hg_about", "hg_link", "hg_relates", "hg_tag",
     "hg_receipt", "hg_reply",
@@ -64,6 +66,12 @@ class PgGraphStore(PgEdges):
     @property
     def listing(self) -> PgListing:
         return PgListing(self)
+
+    def writer(self) -> AbstractContextManager[None]:
+        """Held around each write's planning and commit, by the service's write lock: one writer
+        at a time on every server of the memory, so what a write read to plan it (the claim's
+        active facts, the near duplicates) is still true when it commits."""
+        return self._db.holding(_WRITER_LOCK)
 
     def checkpoint(self) -> None:
         """Nothing to do: the database checkpoints its own log."""

@@ -1,0 +1,64 @@
+"""Two servers of one memory in PostgreSQL (issue 27): the rules the embedded owner serialises
+hold through the database when two ``Memory`` objects, each with its own pool, write at once."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from hippograph.config import Settings
+from hippograph.service.memory import Memory
+from hippograph.store.embed import FastEmbedder
+from hippograph.store.pg_database import PgDatabase
+from hippograph.store.pg_graph import PgGraphStore
+from hippograph.store.pg_vectors import PgVectorStore
+
+CITIES = ["Lisbon", "Oslo", "Lima", "Osaka", "Porto", "Quito", "Accra", "Hanoi", "Perth", "Lyon"]
+
+
+@pytest.fixture
+def servers(
+    pg_url: str, base_settings: Settings, embedder: FastEmbedder, tmp_path: Path
+) -> Iterator[list[Memory]]:
+    """Two memories on one database, as two servers on two machines would open it."""
+    opened, dbs = [], []
+    for n in range(2):
+        db = PgDatabase(pg_url)
+        settings = base_settings.model_copy(update={"data_dir": tmp_path / f"server-{n}"})
+        settings.data_dir.mkdir()
+        opened.append(
+            Memory(
+                settings, PgGraphStore(db), PgVectorStore(db, dim=embedder.dim, model=embedder.name), embedder
+            )
+        )
+        dbs.append(db)
+    yield opened
+    for memory, db in zip(opened, dbs, strict=True):
+        memory.close()
+        db.close()
+
+
+def test_two_servers_changing_one_claim_at_once_leave_one_active_fact(servers: list[Memory]) -> None:
+    errors: list[BaseException] = []
+
+    def write(memory: Memory, cities: list[str]) -> None:
+        try:
+            for city in cities:
+                memory.remember(f"Mara lives in {city}", subject="Mara", predicate="lives_in", object=city,
+                                source="user_edit")  # fmt: skip
+        except BaseException as err:  # reported below
+            errors.append(err)
+
+    threads = [threading.Thread(target=write, args=(m, CITIES[n::2])) for n, m in enumerate(servers)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    for memory in servers:  # every server reads the same answer
+        active = memory.stores.graph.active_facts_with([("mara", "lives_in", "global")])
+        assert len(active[("mara", "lives_in", "global")]) == 1
+    assert servers[0].stores.graph.census.count_by("status").get("superseded") == len(CITIES) - 1
