@@ -20,9 +20,11 @@ from hippograph.mcp_app import build_server
 from hippograph.service.memory import Memory
 from hippograph.sharing.proxy import SharedMemory
 from hippograph.store.embed import FastEmbedder, assemble_default_model
+from hippograph.store.graph import KuzuGraphStore
 from hippograph.store.pg_database import PgDatabase
 from hippograph.store.pg_graph import PgGraphStore
 from hippograph.store.pg_vectors import PgVectorStore
+from hippograph.store.seam import GraphStore
 from testkit.mounts import release_leftovers
 from testkit.postgres import new_database, postgres_server
 from testkit.prebuilt import Fill, Prebuilt
@@ -131,15 +133,12 @@ def _postgres_memory(
     ``HIPPOGRAPH_TEST_BACKEND=postgresql pytest tests`` asks the in-process tests of ``memory``
     how much of the behaviour the PostgreSQL store keeps; a module's PREBUILT memory is not
     written there, so its tests start empty)."""
-    db = PgDatabase(request.getfixturevalue("pg_url"))
+    db = request.getfixturevalue("pg_db")
     settings.data_dir.mkdir(parents=True)
     vectors = PgVectorStore(db, dim=embedder.dim, model=embedder.name)
     mem = Memory(settings, PgGraphStore(db), vectors, embedder)
-    try:
-        yield mem
-    finally:
-        mem.close()
-        db.close()
+    yield mem
+    mem.close()
 
 
 @pytest.fixture
@@ -172,6 +171,37 @@ def pg_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
 def pg_url(pg_server: Any) -> str:
     """A new, empty database of the worker's PostgreSQL: its URL."""
     return new_database(pg_server)
+
+
+@pytest.fixture
+def pg_db(pg_url: str) -> Iterator[PgDatabase]:
+    """A pool on a new, empty database of the worker's PostgreSQL, its schema made."""
+    db = PgDatabase(pg_url)
+    yield db
+    db.close()
+
+
+def _kuzu_graph(tmp_path: Path) -> KuzuGraphStore:
+    return KuzuGraphStore(tmp_path / "graph.kuzu", max_db_size=1 << 32, buffer_pool_bytes=64 << 20)
+
+
+@pytest.fixture(params=["kuzu", "postgresql"])
+def graph(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[GraphStore]:
+    """A new, empty graph store of each engine: a test of the GraphStore contract runs on both."""
+    store: GraphStore = (
+        _kuzu_graph(tmp_path) if request.param == "kuzu" else PgGraphStore(request.getfixturevalue("pg_db"))
+    )
+    yield store
+    store.close()
+
+
+@pytest.fixture
+def graph_pair(tmp_path: Path, pg_db: PgDatabase) -> Iterator[tuple[GraphStore, GraphStore]]:
+    """A new, empty embedded graph and PostgreSQL graph, for a test that writes both alike and
+    compares what they answer."""
+    kuzu = _kuzu_graph(tmp_path)
+    yield kuzu, PgGraphStore(pg_db)
+    kuzu.close()
 
 
 @pytest.fixture(autouse=True, scope="session")

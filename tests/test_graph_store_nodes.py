@@ -4,33 +4,15 @@ kept alike by the embedded Kùzu graph and the PostgreSQL one (whose edges and v
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from hippograph.domain.models import Entity, FactStatus, Source
-from hippograph.store.graph import KuzuGraphStore
-from hippograph.store.pg_database import PgDatabase
-from hippograph.store.pg_graph import PgGraphStore
 from testkit.facts import make_fact
 
 T0 = datetime(2026, 2, 1, 9, 30, 15, 123456, tzinfo=UTC)
-
-
-@pytest.fixture(params=["kuzu", "postgresql"])
-def graph(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Any]:
-    store: Any
-    if request.param == "kuzu":
-        store = KuzuGraphStore(tmp_path / "graph.kuzu", max_db_size=1 << 32, buffer_pool_bytes=64 << 20)
-    else:
-        db = PgDatabase(request.getfixturevalue("pg_url"))
-        request.addfinalizer(db.close)
-        store = PgGraphStore(db)
-    yield store
-    store.close()
 
 
 def _facts() -> list[Any]:

@@ -4,18 +4,13 @@ asked the same things."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from hippograph.domain import lifecycle as lc
 from hippograph.domain.models import EdgeType, Entity, FactKind, FactStatus
-from hippograph.store.graph import KuzuGraphStore
-from hippograph.store.pg_database import PgDatabase
-from hippograph.store.pg_graph import PgGraphStore
 from hippograph.store.seam import Receipt, Relation
 from testkit.facts import make_fact
 
@@ -50,15 +45,10 @@ def _write(graph: Any) -> None:
 
 
 @pytest.fixture
-def both(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[Any, Any]]:
-    kuzu = KuzuGraphStore(tmp_path / "graph.kuzu", max_db_size=1 << 32, buffer_pool_bytes=64 << 20)
-    db = PgDatabase(request.getfixturevalue("pg_url"))
-    pg = PgGraphStore(db)
-    for graph in (kuzu, pg):
+def both(graph_pair: tuple[Any, Any]) -> tuple[Any, Any]:
+    for graph in graph_pair:
         _write(graph)
-    yield kuzu, pg
-    kuzu.close()
-    db.close()
+    return graph_pair
 
 
 def _edges(graph: Any) -> list[tuple[str, str, str, list[tuple[str, Any]]]]:

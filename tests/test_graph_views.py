@@ -4,17 +4,12 @@ read asked of both for callers who see every scope, one project and global, and 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from hippograph.domain.models import ACTIVE_STATUSES, EdgeType, Entity, FactStatus
-from hippograph.store.graph import KuzuGraphStore
-from hippograph.store.pg_database import PgDatabase
-from hippograph.store.pg_graph import PgGraphStore
 from hippograph.store.seam import Relation
 from testkit.facts import make_fact
 
@@ -77,15 +72,10 @@ def _write(graph: Any) -> None:
 
 
 @pytest.fixture
-def both(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[Any, Any]]:
-    kuzu = KuzuGraphStore(tmp_path / "graph.kuzu", max_db_size=1 << 32, buffer_pool_bytes=64 << 20)
-    db = PgDatabase(request.getfixturevalue("pg_url"))
-    pg = PgGraphStore(db)
-    for graph in (kuzu, pg):
+def both(graph_pair: tuple[Any, Any]) -> tuple[Any, Any]:
+    for graph in graph_pair:
         _write(graph)
-    yield kuzu, pg
-    kuzu.close()
-    db.close()
+    return graph_pair
 
 
 @pytest.mark.parametrize("scopes", VIEWS, ids=["every scope", "global and x", "global", "y"])

@@ -68,9 +68,7 @@ def gap_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[GapSto
     if request.param == "sqlite":
         store = GapLog(tmp_path / "gaps.sqlite")
     else:
-        db = PgDatabase(request.getfixturevalue("pg_url"))
-        request.addfinalizer(db.close)
-        store = PgGapLog(db)
+        store = PgGapLog(request.getfixturevalue("pg_db"))
     yield store
     store.close()
 

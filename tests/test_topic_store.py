@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 
-from hippograph.store.pg_database import PgDatabase
 from hippograph.store.pg_topics import PgTopicTable
 from hippograph.store.seam import TopicRow, TopicStore
 from hippograph.store.topic_table import TopicTable
@@ -19,9 +18,7 @@ def topics(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[TopicStor
     if request.param == "sqlite":
         store = TopicTable(tmp_path / "topics.sqlite")
     else:
-        db = PgDatabase(request.getfixturevalue("pg_url"))
-        request.addfinalizer(db.close)
-        store = PgTopicTable(db)
+        store = PgTopicTable(request.getfixturevalue("pg_db"))
     yield store
     store.close()
 

@@ -12,7 +12,6 @@ from typing import Any
 import numpy as np
 import pytest
 
-from hippograph.store.pg_database import PgDatabase
 from hippograph.store.pg_vectors import PgVectorStore
 from hippograph.store.seam import Filter, VectorStore
 from hippograph.store.vector_rows import as_stored, unit
@@ -35,10 +34,7 @@ def _open(
 ) -> VectorStore:
     if kind == "lancedb":
         return LanceVectorStore(tmp_path / "vectors", dim=DIM, model=model)
-    if not hasattr(request.node, "pg_database"):
-        request.node.pg_database = PgDatabase(request.getfixturevalue("pg_url"))
-        request.addfinalizer(request.node.pg_database.close)
-    return PgVectorStore(request.node.pg_database, dim=DIM, model=model)
+    return PgVectorStore(request.getfixturevalue("pg_db"), dim=DIM, model=model)
 
 
 @pytest.fixture(params=["lancedb", "postgresql"])

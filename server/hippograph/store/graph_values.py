@@ -8,7 +8,7 @@ import calendar
 import functools
 import json
 import types
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Any, NamedTuple
 
@@ -16,8 +16,10 @@ __all__ = [
     "ClaimKey",
     "EdgeRow",
     "SessionKey",
+    "centred_on",
     "claim_key",
     "dump_props",
+    "edges_in_fact_order",
     "ids_param",
     "join_props",
     "load_props",
@@ -119,3 +121,31 @@ def offset_slices(last: int | None, rows: int) -> Iterator[tuple[int, str]]:
     WHERE condition on ``x`` that keeps it; ``last`` is the highest offset (None: no rows)."""
     for start in range(0, -1 if last is None else int(last) + 1, rows):
         yield start, f"offset(id(x)) >= {start} AND offset(id(x)) < {start + rows}"
+
+
+def edges_in_fact_order(fact_ids: Sequence[str], ends: Iterable[tuple[int, str, str]]) -> list[int]:
+    """The order a graph read lists fact-to-fact edges in: each of ``fact_ids``' edges out, then
+    in, each set in the order made. ``ends``: each edge's (sequence number, source, target),
+    in the order made; returns their sequence numbers."""
+    out: dict[str, list[int]] = {}
+    into: dict[str, list[int]] = {}
+    for seq, src, dst in ends:
+        out.setdefault(src, []).append(seq)
+        into.setdefault(dst, []).append(seq)
+    return list(dict.fromkeys(seq for fid in fact_ids for seq in (*out.get(fid, ()), *into.get(fid, ()))))
+
+
+def centred_on(about: Iterable[tuple[str, str, str]], entity_ids: Iterable[str]) -> set[str]:
+    """The facts whose topic is one of ``entity_ids``, from their ABOUT rows (fact, entity,
+    role): a fact's subject or object when it has one (a chat turn's speaker is its subject),
+    else any entity it mentions. "Joanna: Congrats on the win, Nate!" is Joanna's, not Nate's."""
+    wanted = set(entity_ids)
+    links: dict[str, list[tuple[str, str]]] = {}
+    for fid, eid, role in about:
+        links.setdefault(fid, []).append((eid, role))
+    centred = set()
+    for fid, found in links.items():
+        topics = [eid for eid, role in found if role != "mention"] or [eid for eid, _ in found]
+        if any(eid in wanted for eid in topics):
+            centred.add(fid)
+    return centred

@@ -13,6 +13,7 @@ under its lock; the view holds nothing of its own.
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Collection, Iterable, Sequence
 from typing import Any, Final
 
@@ -20,12 +21,42 @@ from hippograph.domain.errors import InternalError
 from hippograph.domain.models import FACT_EDGES, EdgeType
 from hippograph.store.graph_index import GraphIndex
 from hippograph.store.graph_values import IN_IDS as _IN
-from hippograph.store.graph_values import EdgeRow, ids_param, join_props, relates_props
+from hippograph.store.graph_values import (
+    EdgeRow,
+    centred_on,
+    edges_in_fact_order,
+    ids_param,
+    join_props,
+    relates_props,
+)
 
 EVERYWHERE: Final = None  # ``KuzuGraphStore.view(EVERYWHERE)``: every scope (the owner's upkeep)
 
 
-class IndexView:
+class AboutReads(ABC):
+    """The ABOUT-edge reads every view answers alike from its ``_about`` rows."""
+
+    @abstractmethod
+    def _about(self, fact_ids: Iterable[str]) -> list[tuple[str, str, str]]:
+        """(fact, entity, role) of the seen facts' ABOUT edges to seen entities, in the order made."""
+
+    def about_edges(self, fact_ids: Sequence[str]) -> list[EdgeRow]:
+        by_fact: dict[str, list[EdgeRow]] = {}
+        for fid, eid, role in self._about(fact_ids):
+            by_fact.setdefault(fid, []).append(EdgeRow(EdgeType.ABOUT, fid, eid, {"role": role}))
+        return [edge for fid in dict.fromkeys(fact_ids) for edge in by_fact.get(fid, ())]
+
+    def about_any(self, fact_ids: Iterable[str], entity_ids: Iterable[str]) -> set[str]:
+        """Those of ``fact_ids`` that are ABOUT any of ``entity_ids``."""
+        wanted = set(entity_ids)
+        return {fid for fid, eid, _ in self._about(fact_ids) if eid in wanted}
+
+    def centred_on_any(self, fact_ids: Iterable[str], entity_ids: Iterable[str]) -> set[str]:
+        """Those of ``fact_ids`` whose topic is one of ``entity_ids`` (``graph_values.centred_on``)."""
+        return centred_on(self._about(fact_ids), entity_ids)
+
+
+class IndexView(AboutReads):
     """Reads of the graph index, restricted to ``scopes`` (None: every scope)."""
 
     def __init__(self, index: GraphIndex, scopes: Collection[str] | None) -> None:
@@ -103,12 +134,7 @@ class IndexView:
             "link", "fact", "e.type, e.src, e.dst, e.at, e.props", fact_ids, f"e.type {_IN}", types
         )
         # Each fact's edges out, then in, in the order they were made (as the mirror listed them).
-        out: dict[str, list[int]] = {}
-        into: dict[str, list[int]] = {}
-        for seq, _, src, dst, _, _ in rows:
-            out.setdefault(src, []).append(seq)
-            into.setdefault(dst, []).append(seq)
-        order = dict.fromkeys(seq for fid in fact_ids for seq in (*out.get(fid, ()), *into.get(fid, ())))
+        order = edges_in_fact_order(fact_ids, ((r[0], r[2], r[3]) for r in rows))
         edges = {r[0]: r for r in rows}
         return [
             EdgeRow(edges[seq][1], edges[seq][2], edges[seq][3], join_props(edges[seq][4], edges[seq][5]))
@@ -126,32 +152,6 @@ class IndexView:
                 ids_param(set(fact_ids)),
                 *params,
             )
-
-    def about_edges(self, fact_ids: Sequence[str]) -> list[EdgeRow]:
-        by_fact: dict[str, list[EdgeRow]] = {}
-        for fid, eid, role in self._about(fact_ids):
-            by_fact.setdefault(fid, []).append(EdgeRow(EdgeType.ABOUT, fid, eid, {"role": role}))
-        return [edge for fid in dict.fromkeys(fact_ids) for edge in by_fact.get(fid, ())]
-
-    def about_any(self, fact_ids: Iterable[str], entity_ids: Iterable[str]) -> set[str]:
-        """Those of ``fact_ids`` that are ABOUT any of ``entity_ids``."""
-        wanted = set(entity_ids)
-        return {fid for fid, eid, _ in self._about(fact_ids) if eid in wanted}
-
-    def centred_on_any(self, fact_ids: Iterable[str], entity_ids: Iterable[str]) -> set[str]:
-        """Those of ``fact_ids`` whose topic is one of ``entity_ids``: the fact's subject or
-        object when it has one (a chat turn's speaker is its subject), else any entity it
-        mentions. "Joanna: Congrats on the win, Nate!" is Joanna's, not Nate's."""
-        wanted = set(entity_ids)
-        about: dict[str, list[tuple[str, str]]] = {}
-        for fid, eid, role in self._about(fact_ids):
-            about.setdefault(fid, []).append((eid, role))
-        centred = set()
-        for fid, links in about.items():
-            topics = [eid for eid, role in links if role != "mention"] or [eid for eid, _ in links]
-            if any(eid in wanted for eid in topics):
-                centred.add(fid)
-        return centred
 
     def facts_about(self, entity_id: str, *, limit: int, statuses: Sequence[str]) -> list[str]:
         """The ``limit`` most recently created facts about the entity with one of ``statuses``."""

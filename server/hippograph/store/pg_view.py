@@ -16,14 +16,15 @@ from typing import Any
 
 from hippograph.domain.errors import InternalError
 from hippograph.domain.models import FACT_EDGES, EdgeType
-from hippograph.store.graph_values import EdgeRow
+from hippograph.store.graph_values import EdgeRow, edges_in_fact_order
+from hippograph.store.index_view import AboutReads
 from hippograph.store.pg_session import PgSession
 
 # A RELATES weight as the walk uses it: 1 if unset, clamped to 0..1 (the graph index's rule).
 _WALK_WEIGHT = "CASE WHEN weight IS NULL THEN 1.0 ELSE least(greatest(weight, 0.0), 1.0) END"
 
 
-class PgGraphView:
+class PgGraphView(AboutReads):
     """Reads of the graph in the database, restricted to ``scopes`` (None: every scope)."""
 
     def __init__(self, session: PgSession, scopes: Collection[str] | None) -> None:
@@ -92,12 +93,7 @@ class PgGraphView:
             "e.type = ANY(%s)",
             types,
         )
-        out: dict[str, list[int]] = {}
-        into: dict[str, list[int]] = {}
-        for seq, _, src, dst, _, _ in rows:
-            out.setdefault(src, []).append(seq)
-            into.setdefault(dst, []).append(seq)
-        order = dict.fromkeys(seq for fid in fact_ids for seq in (*out.get(fid, ()), *into.get(fid, ())))
+        order = edges_in_fact_order(fact_ids, ((r[0], r[2], r[3]) for r in rows))
         edges = {r[0]: r for r in rows}
         return [
             EdgeRow(edges[seq][1], edges[seq][2], edges[seq][3], _link_props(edges[seq][4], edges[seq][5]))
@@ -113,31 +109,6 @@ class PgGraphView:
             "ORDER BY a.fact, a.seq",
             (list(set(fact_ids)), *params),
         )
-
-    def about_edges(self, fact_ids: Sequence[str]) -> list[EdgeRow]:
-        by_fact: dict[str, list[EdgeRow]] = {}
-        for fid, eid, role in self._about(fact_ids):
-            by_fact.setdefault(fid, []).append(EdgeRow(EdgeType.ABOUT, fid, eid, {"role": role}))
-        return [edge for fid in dict.fromkeys(fact_ids) for edge in by_fact.get(fid, ())]
-
-    def about_any(self, fact_ids: Iterable[str], entity_ids: Iterable[str]) -> set[str]:
-        """Those of ``fact_ids`` that are ABOUT any of ``entity_ids``."""
-        wanted = set(entity_ids)
-        return {fid for fid, eid, _ in self._about(fact_ids) if eid in wanted}
-
-    def centred_on_any(self, fact_ids: Iterable[str], entity_ids: Iterable[str]) -> set[str]:
-        """Those of ``fact_ids`` whose topic is one of ``entity_ids``: the fact's subject or object
-        when it has one, else any entity it mentions."""
-        wanted = set(entity_ids)
-        about: dict[str, list[tuple[str, str]]] = {}
-        for fid, eid, role in self._about(fact_ids):
-            about.setdefault(fid, []).append((eid, role))
-        centred = set()
-        for fid, links in about.items():
-            topics = [eid for eid, role in links if role != "mention"] or [eid for eid, _ in links]
-            if any(eid in wanted for eid in topics):
-                centred.add(fid)
-        return centred
 
     def facts_about(self, entity_id: str, *, limit: int, statuses: Sequence[str]) -> list[str]:
         """The ``limit`` most recently created facts about the entity with one of ``statuses``."""
