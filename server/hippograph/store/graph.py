@@ -1,11 +1,10 @@
 """The graph's writes and the reads that need Kùzu; each write reaches the graph index once it commits.
 
-Kùzu is hippograph's source of truth (facts, entities, typed edges, lifecycle state). The
-domain's Cypher is here; the session's plumbing is in kuzu_session.py and the schema's in
-migrations.py, so a fork of Kùzu replaces those three. Rows become ``Fact``/``Entity`` values
-in rows.py. Reads of the graph's shape (walks, edges, claims, session tails) are not here:
-callers ask ``graph.view(scopes)`` (the graph index as a caller in those scopes sees it) or
-``graph.read`` (the index itself), which this store keeps current (graph_index.py).
+The embedded graph (Kùzu's fork ladybug) holds facts, entities, typed edges and lifecycle state.
+The domain's Cypher is here; the session's plumbing is in kuzu_session.py, the schema's in
+migrations.py, rows become ``Fact``/``Entity`` values in rows.py. Reads of the graph's shape
+(walks, edges, claims, session tails) are not here: callers ask ``graph.view(scopes)`` (the
+graph index as a caller in those scopes sees it), which this store keeps current (graph_index.py).
 """
 
 from __future__ import annotations
@@ -58,6 +57,9 @@ _INDEX_TOKEN = "graph_index_token"
 _FACTS_BY_ID = (
     f"UNWIND $ids AS x MATCH (f:Fact {{id: x}}) RETURN {', '.join(f'f.{c} AS {c}' for c in FACT_COLUMNS)}"
 )
+
+
+_AN_ENTITY = [("e:Entity", "id", "id")]  # for_each's end: the entity a row's id names
 
 
 def _fact_edge(edge: str) -> EdgeType:
@@ -367,7 +369,7 @@ class KuzuGraphStore:
                 {"id": eid, "mention_count": n, "last_mentioned": to_db_time(at)}
                 for eid, (n, at) in mentions.items()
             ],
-            [("e:Entity", "id", "id")],
+            _AN_ENTITY,
             "Entity",
             ("mention_count", "last_mentioned"),
             "SET e.mention_count = e.mention_count + v_mention_count, e.last_mentioned = v_last_mentioned",
@@ -378,9 +380,7 @@ class KuzuGraphStore:
         """Give known entities the type a later sentence gave them: entity id -> type."""
         if types:
             rows = [{"id": eid, "type": kind} for eid, kind in types.items()]
-            self._session.for_each(
-                rows, [("e:Entity", "id", "id")], "Entity", ("type",), "SET e.type = v_type"
-            )
+            self._session.for_each(rows, _AN_ENTITY, "Entity", ("type",), "SET e.type = v_type")
             self._session.after_commit(lambda: self._read.retype_entities(types))
 
     def entities(self, entity_ids: Sequence[str]) -> dict[str, Entity]:
