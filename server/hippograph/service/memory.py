@@ -125,8 +125,8 @@ class Memory(MemoryAPI):
             sessions=SessionTails(graph),
             names=NameFinder(shared_recogniser()),  # loads on first use, or with start_background
             typer=NameTyper(embedder),
-            topics=open_topics(settings),
-            gaps=open_gaps(settings),
+            topics=open_topics(settings, graph),
+            gaps=open_gaps(settings, graph),
         )
         self.stores.write_lock.across = graph.writer
         self.upkeep = Upkeep(self.stores)
@@ -244,7 +244,7 @@ class Memory(MemoryAPI):
             embedder = lazy
         graph = open_graph(settings)
         try:
-            vectors = open_vectors(settings, dim=embedder.dim, model=embedder.name)
+            vectors = open_vectors(settings, graph, dim=embedder.dim, model=embedder.name)
             memory = cls(settings, graph, vectors, embedder, clock=clock)
             if vectors.rebuilt or graph.get_meta(_VECTORS_IN_SYNC) != vectors.versions():
                 report = memory.reconcile()

@@ -148,6 +148,8 @@ class PgDatabase:
             url, min_size=1, max_size=max_connections, timeout=timeout_s, open=False
         )
         try:
+            # One connection first: a database that refuses it fails now, not after the pool's retries.
+            psycopg.connect(url, connect_timeout=max(1, int(timeout_s))).close()
             self._pool.open(wait=True, timeout=timeout_s)
             self._migrate()
         except (psycopg_pool.PoolTimeout, psycopg.Error) as err:

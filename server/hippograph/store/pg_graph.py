@@ -22,7 +22,7 @@ from typing import Any
 from hippograph.domain.models import ACTIVE_STATUSES, Entity, Fact
 from hippograph.store.entity_index import EntityIndex, IndexedEntities, KeyedIds, first_word, name_keys
 from hippograph.store.graph_values import ClaimKey, SessionKey, claim_key
-from hippograph.store.pg_database import SCHEMA_VERSION
+from hippograph.store.pg_database import SCHEMA_VERSION, PgDatabase
 from hippograph.store.pg_edges import PgEdges
 from hippograph.store.pg_records import PgCensus, PgListing, PgReceipts
 from hippograph.store.pg_view import PgGraphView
@@ -50,10 +50,21 @@ _ENTITIES = f"SELECT {', '.join(ENTITY_COLUMNS)} FROM hg_entity"
 
 
 class PgGraphStore(PgEdges):
-    """Facts, entities and their edges in the memory's database; every method is thread-safe."""
+    """Facts, entities and their edges in the memory's database; every method is thread-safe.
+    ``owns_database``: its pool is closed with it (the memory's other stores share it and
+    close first)."""
+
+    def __init__(self, db: PgDatabase, *, owns_database: bool = False) -> None:
+        super().__init__(db)
+        self._owns = owns_database
+
+    @property
+    def database(self) -> PgDatabase:
+        return self._db
 
     def close(self) -> None:
-        """Nothing of its own to close: the database is the memory's."""
+        if self._owns:
+            self._db.close()
 
     @property
     def receipts(self) -> PgReceipts:
