@@ -91,8 +91,8 @@ class Settings(BaseSettings):
     max_tags_per_call: int = Field(default=32, ge=1)
     store_url: SecretStr | None = Field(
         default=None,
-        description="Where the memory lives when not in the data dir: a postgresql:// URL (the shared "
-        "backend; not in this version yet). Unset: the embedded graph and index in the data dir.",
+        description="Where the memory lives when not in the data dir: a postgresql:// URL, a database "
+        "every server naming it shares (docs/postgres.md). Unset: the embedded stores in the data dir.",
     )
     kuzu_max_db_size: int = Field(
         default=1 << 36, description="Kùzu's virtual address-space cap in bytes (not disk use)."
