@@ -164,6 +164,7 @@ def test_a_built_vector_index_is_built_once_and_still_finds_the_nearest(store: V
     assert store.ensure_vector_index("facts", min_rows=256) is True
     assert store.ensure_vector_index("facts", min_rows=256) is False
     assert store.vector_search("facts", vectors[3], 1)[0].id == _fid(3)
+    assert len(store.vector_search("facts", vectors[3], 1200)) == 306  # more than any search width
 
 
 def test_each_row_gets_its_nearest_others_for_topics(store: VectorStore) -> None:

@@ -47,6 +47,7 @@ _MODEL_KEY = "vectors_model"
 _TABLES_LOCK = 0x6867_5F76_6563_7473  # "hg_vects": made or made afresh by one server at a time
 _ANN_MIN_ROWS = 5_000  # as the embedded index: below, an exact scan is a few ms
 _EF_SEARCH = 100
+_EF_SEARCH_MAX = 1000  # pgvector's bound; past it the iterative scan goes on until k rows are found
 _WORD = re.compile(r"[^\W_]+")
 # Vectors travel as arrays of reals (no type adapter to register on each connection): cast here.
 _HALFVEC = "%s::real[]::halfvec"
@@ -227,7 +228,7 @@ class PgVectorStore:
         clause, params = _where(where)
         with self._db.transaction() as conn:
             conn.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
-            conn.execute(f"SET LOCAL hnsw.ef_search = {max(_EF_SEARCH, k)}")
+            conn.execute(f"SET LOCAL hnsw.ef_search = {min(_EF_SEARCH_MAX, max(_EF_SEARCH, k))}")
             return list(
                 conn.execute(
                     f"SELECT id, vector <=> {_HALFVEC} AS distance, vector::real[] FROM {_TABLES[table]} "
