@@ -16,13 +16,6 @@ from hippograph.store.pg_gaps import PgGapLog
 from hippograph.store.seam import GapStore
 
 
-@pytest.fixture
-def pg(pg_url: str) -> Iterator[PgDatabase]:
-    db = PgDatabase(pg_url)
-    yield db
-    db.close()
-
-
 def test_servers_starting_at_once_make_the_schema_once(pg_url: str) -> None:
     opened: list[PgDatabase] = []
     failed: list[BaseException] = []
@@ -46,12 +39,12 @@ def test_servers_starting_at_once_make_the_schema_once(pg_url: str) -> None:
         db.close()
 
 
-def test_a_database_of_a_newer_schema_is_refused_and_left_as_it_is(pg: PgDatabase, pg_url: str) -> None:
-    with pg.transaction() as conn:
+def test_a_database_of_a_newer_schema_is_refused_and_left_as_it_is(pg_db: PgDatabase, pg_url: str) -> None:
+    with pg_db.transaction() as conn:
         conn.execute("UPDATE hg_meta SET value = %s WHERE key = 'schema_version'", (str(SCHEMA_VERSION + 1),))
     with pytest.raises(StoreError, match="newer than this hippograph's"):
         PgDatabase(pg_url)
-    assert pg.schema_version() == SCHEMA_VERSION + 1
+    assert pg_db.schema_version() == SCHEMA_VERSION + 1
 
 
 def test_an_unreachable_database_is_a_store_error_without_the_password(tmp_path: Path) -> None:

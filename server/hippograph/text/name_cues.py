@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["HONORIFIC", "apposed_type", "cued_type", "head_type"]
+__all__ = ["HONORIFIC", "apposed_type", "cued_type", "head_type", "title_before"]
 
 # Titles that come before a person's name ("Mr. Petrov", "Aunt Rosa", "Dr Okafor").
 HONORIFIC = re.compile(
@@ -85,6 +85,13 @@ _COPULA_BEFORE = re.compile(rf"(?i)\b{_PHRASE}\s+(?:is|was)\s+(?:{_DETERMINER}\s
 _CLOSED = re.compile(r"\s*(?:[,.;:!?)]|$)")
 
 
+def title_before(before: str) -> int | None:
+    """Where the title that ends ``before`` (the text up to a name) starts: "Our landlord, Mr. "
+    -> the index of "Mr."; None if its last word is no title."""
+    last = re.search(r"(\S+)\s*$", before)
+    return last.start() if last and HONORIFIC.fullmatch(last.group(1)) else None
+
+
 def head_type(name: str) -> str | None:
     """The type a multi-word name's own head word gives it: "Bluefin Analytics" an
     organization, "Heathrow Airport" a place, "University of Toronto" an organization."""
@@ -106,8 +113,7 @@ def cued_type(text: str, start: int, end: int) -> str | None:
     it, its own head word, or a kind's noun beside it."""
     name = text[start:end]
     before, after = text[max(0, start - 60) : start], text[end : end + 60]
-    title = re.search(r"(?:^|\s)(\S+)\s*$", before)
-    if title and HONORIFIC.fullmatch(title.group(1)) and name[:1].isupper():
+    if title_before(before) is not None and name[:1].isupper():
         return "person"
     if (kind := head_type(name)) is not None:
         return kind

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 
 from hippograph.domain.models import name_key
-from hippograph.text.name_cues import HONORIFIC, apposed_type, head_type
+from hippograph.text.name_cues import HONORIFIC, apposed_type, head_type, title_before
 from hippograph.text.query_intent import STOPWORDS, is_stopword
 
 __all__ = [
@@ -168,9 +168,9 @@ def addressed(text: str, start: int, end: int) -> bool:
     after = text[end:].lstrip()
     closes = not after or after[0] in ",!?.;:"
     lead_in = text[:start]
-    title = re.search(r"(\S+)\s*$", lead_in)
-    if title and HONORIFIC.fullmatch(title.group(1)):
-        lead_in = lead_in[: title.start()]  # "Our landlord, Mr. Petrov": no sentence ends at "Mr."
+    title = title_before(lead_in)
+    if title is not None:
+        lead_in = lead_in[:title]  # "Our landlord, Mr. Petrov": no sentence ends at "Mr."
     sentence = re.split(r"[.!?;:\n]", lead_in)[-1]
     lead = [w.casefold() for w in re.findall(r"[\w'’]+", sentence)]
     if closes and all(w in _INTERJECTIONS for w in lead):
