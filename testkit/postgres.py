@@ -28,11 +28,12 @@ def postgres_server(root: Path) -> Iterator[Any]:
         server.__exit__(None, None, None)
 
 
-def new_database(server: Any) -> str:
-    """A new, empty database on ``server``: its URL."""
+def new_database(server: Any, template: str | None = None) -> str:
+    """A new database on ``server``: empty, or a copy of the database ``template`` (which no
+    one may be connected to); its URL."""
     import psycopg
 
     name = f"hg_test_{next(_NUMBERS)}"
     with psycopg.connect(server.get_uri(), autocommit=True) as conn:
-        conn.execute(f"CREATE DATABASE {name}")
+        conn.execute(f"CREATE DATABASE {name}" + (f" TEMPLATE {template}" if template else ""))
     return str(server.get_uri(name))

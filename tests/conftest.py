@@ -7,13 +7,14 @@ import os
 import shutil
 import signal
 import tempfile
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from hypothesis import settings as hypothesis_settings
 from mcp import Client
+from pydantic import SecretStr
 
 from hippograph.config import DEFAULT_MODEL, Settings
 from hippograph.mcp_app import build_server
@@ -23,7 +24,6 @@ from hippograph.store.embed import FastEmbedder, assemble_default_model
 from hippograph.store.graph import KuzuGraphStore
 from hippograph.store.pg_database import PgDatabase
 from hippograph.store.pg_graph import PgGraphStore
-from hippograph.store.pg_vectors import PgVectorStore
 from hippograph.store.seam import GraphStore
 from testkit.mounts import release_leftovers
 from testkit.postgres import new_database, postgres_server
@@ -59,6 +59,51 @@ def embedder(models_dir: Path) -> FastEmbedder:
     return FastEmbedder(DEFAULT_MODEL, models_dir)
 
 
+# ``HIPPOGRAPH_TEST_BACKEND=postgresql pytest tests`` runs the in-process tests on the PostgreSQL
+# store (issue 27): each test's ``settings`` name a new database of the worker's server, made from
+# a template that holds what the test's data dir would hold (the empty memory, or its module's
+# PREBUILT one). A test of the embedded engines' own parts is marked ``embedded`` and skipped there.
+ON_POSTGRES = os.environ.get("HIPPOGRAPH_TEST_BACKEND") == "postgresql"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "embedded: tests the embedded engines' own parts (Kùzu, LanceDB)")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    if ON_POSTGRES:
+        skip = pytest.mark.skip(reason="the embedded engines' own parts: run without HIPPOGRAPH_TEST_BACKEND")
+        for item in items:
+            if item.get_closest_marker("embedded"):
+                item.add_marker(skip)
+
+
+@pytest.fixture(scope="session")
+def pg_templates() -> dict[Path, str]:
+    """On PostgreSQL: the database that holds each source data dir's memory (a template)."""
+    return {}
+
+
+def _store_settings(request: pytest.FixtureRequest, data_dir: Path, like: Path | None) -> Settings:
+    """Settings of a memory in ``data_dir``; on PostgreSQL, with a new database made from the one
+    that holds ``like``'s memory (None: an empty database)."""
+    base: Settings = request.getfixturevalue("base_settings")
+    settings = base.model_copy(update={"data_dir": data_dir})
+    if not ON_POSTGRES:
+        return settings
+    templates: dict[Path, str] = request.getfixturevalue("pg_templates")
+    url = new_database(request.getfixturevalue("pg_server"), template=templates[like] if like else None)
+    return settings.model_copy(update={"store_url": SecretStr(url)})
+
+
+def _keep_as_template(request: pytest.FixtureRequest, settings: Settings) -> None:
+    """On PostgreSQL: ``settings``' database (closed) holds its data dir's memory."""
+    if settings.store_url is not None:
+        url = settings.store_url.get_secret_value()
+        templates: dict[Path, str] = request.getfixturevalue("pg_templates")
+        templates[settings.data_dir] = url.split("?")[0].rsplit("/", 1)[1]
+
+
 @pytest.fixture(scope="session")
 def base_settings(tmp_path_factory: pytest.TempPathFactory, models_dir: Path) -> Settings:
     """The settings the environment gives, read once: a test's are a copy with its own data dir."""
@@ -66,22 +111,44 @@ def base_settings(tmp_path_factory: pytest.TempPathFactory, models_dir: Path) ->
 
 
 @pytest.fixture
-def settings(tmp_path: Path, base_settings: Settings) -> Settings:
-    return base_settings.model_copy(update={"data_dir": tmp_path / "data"})
+def settings(request: pytest.FixtureRequest, tmp_path: Path) -> Settings:
+    """A test's settings: its own data dir (and on PostgreSQL its own database, holding what the
+    data dir ``memory`` copies would hold)."""
+    like = request.getfixturevalue("memory_source") if ON_POSTGRES else None
+    return _store_settings(request, tmp_path / "data", like)
+
+
+@pytest.fixture
+def settings_for(request: pytest.FixtureRequest, settings: Settings) -> Callable[[Path], Settings]:
+    """``settings_for(data_dir)``: the settings of another memory of this test, ``settings`` with
+    that data dir (and on PostgreSQL a database of its own, empty)."""
+
+    def make(data_dir: Path) -> Settings:
+        like = request.getfixturevalue("empty_store") if ON_POSTGRES else None
+        own = _store_settings(request, data_dir, like)
+        return settings.model_copy(update={"data_dir": data_dir, "store_url": own.store_url})
+
+    return make
 
 
 @pytest.fixture(scope="session")
-def empty_store(tmp_path_factory: pytest.TempPathFactory, models_dir: Path, embedder: FastEmbedder) -> Path:
+def empty_store(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, embedder: FastEmbedder
+) -> Path:
     """A data dir made by one open and a clean close: copying it is a new, empty memory that
     opens in about half the time of a first open (no schema to create, the index kept)."""
-    data_dir = tmp_path_factory.mktemp("empty") / "data"
-    Memory.open(Settings(data_dir=data_dir, models_dir=models_dir), embedder=embedder).close()
-    return data_dir
+    settings = _store_settings(request, tmp_path_factory.mktemp("empty") / "data", None)
+    Memory.open(settings, embedder=embedder).close()
+    _keep_as_template(request, settings)
+    return settings.data_dir
 
 
 @pytest.fixture(scope="session")
 def prebuilt(
-    tmp_path_factory: pytest.TempPathFactory, models_dir: Path, embedder: FastEmbedder, empty_store: Path
+    request: pytest.FixtureRequest,
+    tmp_path_factory: pytest.TempPathFactory,
+    embedder: FastEmbedder,
+    empty_store: Path,
 ) -> Prebuilt:
     """``prebuilt(fill)``: a data dir that ``fill`` wrote into an empty memory, closed cleanly,
     made once per test process, and what ``fill`` returned (ids, say). A module whose tests each
@@ -91,13 +158,16 @@ def prebuilt(
 
     def build(fill: Fill) -> tuple[Path, Any]:
         if fill not in made:
-            data_dir = tmp_path_factory.mktemp(fill.__name__.strip("_")) / "data"
-            shutil.copytree(empty_store, data_dir)
-            memory = Memory.open(Settings(data_dir=data_dir, models_dir=models_dir), embedder=embedder)
+            settings = _store_settings(
+                request, tmp_path_factory.mktemp(fill.__name__.strip("_")) / "data", empty_store
+            )
+            shutil.copytree(empty_store, settings.data_dir)
+            memory = Memory.open(settings, embedder=embedder)
             try:
-                made[fill] = (data_dir, fill(memory))
+                made[fill] = (settings.data_dir, fill(memory))
             finally:
                 memory.close()
+            _keep_as_template(request, settings)
         return made[fill]
 
     return build
@@ -114,29 +184,9 @@ def memory_source(request: pytest.FixtureRequest, empty_store: Path, prebuilt: P
 
 
 @pytest.fixture
-def memory(
-    request: pytest.FixtureRequest, settings: Settings, embedder: FastEmbedder, memory_source: Path
-) -> Iterator[Memory]:
-    if os.environ.get("HIPPOGRAPH_TEST_BACKEND") == "postgresql":
-        yield from _postgres_memory(request, settings, embedder)
-        return
+def memory(settings: Settings, embedder: FastEmbedder, memory_source: Path) -> Iterator[Memory]:
     shutil.copytree(memory_source, settings.data_dir)
     mem = Memory.open(settings, embedder=embedder)
-    yield mem
-    mem.close()
-
-
-def _postgres_memory(
-    request: pytest.FixtureRequest, settings: Settings, embedder: FastEmbedder
-) -> Iterator[Memory]:
-    """A new, empty memory whose graph and vectors are in a new PostgreSQL database (issue 27:
-    ``HIPPOGRAPH_TEST_BACKEND=postgresql pytest tests`` asks the in-process tests of ``memory``
-    how much of the behaviour the PostgreSQL store keeps; a module's PREBUILT memory is not
-    written there, so its tests start empty)."""
-    db = request.getfixturevalue("pg_db")
-    settings.data_dir.mkdir(parents=True)
-    vectors = PgVectorStore(db, dim=embedder.dim, model=embedder.name)
-    mem = Memory(settings, PgGraphStore(db), vectors, embedder)
     yield mem
     mem.close()
 

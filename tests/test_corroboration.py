@@ -115,6 +115,7 @@ def test_correct_by_query_acts_only_on_a_clear_match(memory: Memory) -> None:
     assert fixed.corrected == berlin.id
 
 
+@pytest.mark.embedded
 def test_an_old_data_dir_opens_with_every_fact_stated_once(
     settings: Settings, embedder: FastEmbedder
 ) -> None:

@@ -43,6 +43,7 @@ def _cut_in_half(directory: Path) -> None:
     ],
     ids=["data files removed", "indexes removed", "data files cut short"],
 )
+@pytest.mark.embedded
 def test_a_damaged_vector_table_is_rebuilt_from_the_graph_at_open(
     settings: Settings, embedder: FastEmbedder, damage: Callable[[Path], None]
 ) -> None:
@@ -58,6 +59,7 @@ def test_a_damaged_vector_table_is_rebuilt_from_the_graph_at_open(
         memory.close()
 
 
+@pytest.mark.embedded
 def test_a_vector_table_deleted_while_running_fails_clearly_then_is_rebuilt(
     settings: Settings, embedder: FastEmbedder
 ) -> None:
@@ -81,6 +83,7 @@ def test_a_vector_table_deleted_while_running_fails_clearly_then_is_rebuilt(
         memory.close()
 
 
+@pytest.mark.embedded
 def test_doctor_rebuilds_a_damaged_vector_table(settings: Settings, embedder: FastEmbedder) -> None:
     memory = Memory.open(settings, embedder=embedder)
     try:

@@ -20,6 +20,8 @@ from hippograph.store.index_view import IndexView
 from hippograph.store.seam import EVERYWHERE
 from testkit.facts import make_fact
 
+pytestmark = pytest.mark.embedded  # the Kùzu store's own read model and statements
+
 
 def _workload(memory: Memory) -> dict[str, str]:
     """Every write path the service has: entities, tags, sessions, conflicts, links, lifecycle."""

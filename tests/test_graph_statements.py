@@ -3,7 +3,11 @@ prepares, so a server that prepared per call grew ~0.5 MB per remember without b
 
 from __future__ import annotations
 
+import pytest
+
 from hippograph.service.memory import Memory
+
+pytestmark = pytest.mark.embedded  # the Kùzu store's prepared statements
 
 
 def test_remembering_more_prepares_no_new_statements(memory: Memory) -> None:

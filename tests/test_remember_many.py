@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import io
 import itertools
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -91,7 +91,9 @@ QUESTIONS = ("where does Alice live", "what happened at standup", "where does Bo
 
 
 @pytest.fixture
-def open_store(settings: Settings, embedder: FastEmbedder, tmp_path: Path) -> Iterator[Any]:
+def open_store(
+    settings_for: Callable[[Path], Settings], embedder: FastEmbedder, tmp_path: Path
+) -> Iterator[Any]:
     """Open stores in their own data dirs, on a clock that ticks a second a call (same times both ways)."""
     opened: list[Memory] = []
 
@@ -99,7 +101,7 @@ def open_store(settings: Settings, embedder: FastEmbedder, tmp_path: Path) -> It
         ticks = itertools.count()
         start = datetime(2024, 5, 1, 9, 0, tzinfo=UTC)
         mem = Memory.open(
-            settings.model_copy(update={"data_dir": tmp_path / name}),
+            settings_for(tmp_path / name),
             embedder=embedder,
             clock=lambda: start + timedelta(seconds=next(ticks)),
         )
@@ -308,7 +310,7 @@ def test_a_failed_batch_writes_nothing_of_itself_and_says_how_far_it_got(
     make_id = intake.new_id
     monkeypatch.setattr(intake, "new_id", lambda prefix: next(ids) if prefix == "f" else make_id(prefix))
 
-    with pytest.raises(StoreError, match="primary key") as raised:
+    with pytest.raises(StoreError, match=r"primary key|duplicate key") as raised:
         memory.remember_many(
             [{"content": f"Fact {i} about Oslo", "entities": [f"Desk {i}"]} for i in range(4)]
         )

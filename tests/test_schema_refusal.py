@@ -16,6 +16,8 @@ from hippograph.store.embed import FastEmbedder
 from hippograph.store.migrations import version_mark
 from hippograph.store.schema import graph_schema_version
 
+pytestmark = pytest.mark.embedded  # the Kùzu graph's schema mark (PostgreSQL's: test_pg_store)
+
 
 def _digest(data_dir: Path) -> dict[str, str]:
     return {

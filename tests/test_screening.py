@@ -14,7 +14,6 @@ import random
 import string
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -23,6 +22,7 @@ from hippograph.config import Settings
 from hippograph.domain.errors import SecretDetected
 from hippograph.service.memory import Memory
 from hippograph.store.embed import FastEmbedder
+from testkit.stored import stored_files
 
 _ALNUM = string.ascii_letters + string.digits
 _random = random.Random()  # unseeded: a token no earlier run or other test can have left on disk
@@ -178,23 +178,23 @@ def _attempts(memory: Memory) -> dict[str, Attempt]:
     }
 
 
-def _files_holding(data_dir: Path, tokens: dict[str, str]) -> dict[str, list[str]]:
-    """For each attempt whose token some file keeps (any case), the files."""
+def _files_holding(settings: Settings, tokens: dict[str, str]) -> dict[str, list[str]]:
+    """For each attempt whose token some file of the memory keeps (any case), the files."""
     found: dict[str, list[str]] = {}
-    for path in sorted(p for p in data_dir.rglob("*") if p.is_file()):
+    for path in stored_files(settings):
         data = path.read_bytes().lower()
         for attempt, token in tokens.items():
             if token.lower().encode() in data:
-                found.setdefault(attempt, []).append(str(path.relative_to(data_dir)))
+                found.setdefault(attempt, []).append(str(path))
     return found
 
 
 @pytest.mark.parametrize("mode", ["refuse", "redact"])
 def test_no_write_path_keeps_a_secret_in_any_file(
-    tmp_path: Path, models_dir: Path, embedder: FastEmbedder, mode: str
+    settings: Settings, embedder: FastEmbedder, mode: str
 ) -> None:
-    data_dir = tmp_path / "data"
-    memory = Memory.open(Settings(data_dir=data_dir, models_dir=models_dir, secrets=mode), embedder=embedder)
+    settings = settings.model_copy(update={"secrets": mode})
+    memory = Memory.open(settings, embedder=embedder)
     tokens: dict[str, str] = {}
     outcomes: dict[str, str] = {}
     expected: dict[str, str] = {}
@@ -219,4 +219,4 @@ def test_no_write_path_keeps_a_secret_in_any_file(
     assert outcomes == expected
     if mode == "redact":
         assert "[REDACTED:github-pat]" in exported and "[REDACTED:stripe-access-token]" in exported
-    assert _files_holding(data_dir, tokens) == {}
+    assert _files_holding(settings, tokens) == {}

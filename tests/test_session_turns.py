@@ -12,6 +12,7 @@ from hippograph.service import stores
 from hippograph.service.memory import Memory
 from hippograph.service.shaping import index_text
 from hippograph.store.seam import EVERYWHERE
+from testkit.indexed import indexed_texts
 
 
 def test_overlapping_turns_of_one_session_form_one_chain_indexed_with_their_predecessors(
@@ -36,9 +37,7 @@ def test_overlapping_turns_of_one_session_form_one_chain_indexed_with_their_pred
     assert sorted(chain) == sorted(ids)
 
     facts = memory.graph.get_facts(ids)
-    memory.vectors.flush()
-    table = memory.vectors._tables["facts"].search().select(["id", "text"]).limit(None).to_arrow()
-    indexed = dict(zip(table.column("id").to_pylist(), table.column("text").to_pylist(), strict=True))
+    indexed = indexed_texts(memory.vectors)
     for fid in ids:
         previous = facts[before[fid]].content if fid in before else None
         assert indexed[fid] == index_text(facts[fid], previous)

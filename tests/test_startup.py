@@ -17,6 +17,7 @@ from hippograph.service.memory import Memory
 from hippograph.store.embed import FastEmbedder, assemble_default_model
 
 
+@pytest.mark.embedded
 def test_a_failed_vector_write_is_repaired_at_the_next_open_even_after_a_clean_close(
     settings: Settings, embedder: FastEmbedder, monkeypatch: pytest.MonkeyPatch
 ) -> None:

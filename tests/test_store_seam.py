@@ -60,6 +60,7 @@ def test_a_store_url_of_no_known_backend_is_an_invalid_setting_that_hides_the_pa
     assert "hunter2" not in str(invalid.value)
 
 
+@pytest.mark.embedded
 def test_no_store_url_keeps_the_memory_in_the_data_dir(settings: Settings, embedder: FastEmbedder) -> None:
     memory = Memory.open(settings, embedder=embedder)
     try:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 import json
 import shutil
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -22,10 +22,12 @@ DATA = Path(__file__).parent / "data" / "transfer"
 
 
 @pytest.fixture
-def other(settings: Settings, embedder: FastEmbedder, tmp_path: Path, empty_store: Path) -> Iterator[Memory]:
+def other(
+    settings_for: Callable[[Path], Settings], embedder: FastEmbedder, tmp_path: Path, empty_store: Path
+) -> Iterator[Memory]:
     """A second, empty store in its own data dir."""
     shutil.copytree(empty_store, tmp_path / "other")
-    mem = Memory.open(settings.model_copy(update={"data_dir": tmp_path / "other"}), embedder=embedder)
+    mem = Memory.open(settings_for(tmp_path / "other"), embedder=embedder)
     yield mem
     mem.close()
 

@@ -24,6 +24,7 @@ from hippograph.store.vector_rows import cosines
 from hippograph.store.vectors import Filter, LanceVectorStore
 
 
+@pytest.mark.embedded
 def test_vectors_are_stored_in_half_precision(memory: Memory) -> None:
     memory.remember("Priya keeps the spare keys in the blue drawer.")
     memory.vectors.flush()
@@ -31,6 +32,7 @@ def test_vectors_are_stored_in_half_precision(memory: Memory) -> None:
     assert schema.field("vector").type == pa.list_(pa.float16(), memory.embedder.dim)
 
 
+@pytest.mark.embedded
 def test_a_float32_table_of_the_same_model_is_converted_not_re_embedded(
     settings: Settings, embedder: FastEmbedder, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -194,6 +196,7 @@ def test_a_read_waits_for_the_rows_a_flush_in_progress_is_writing(
         store.close()
 
 
+@pytest.mark.embedded
 def test_a_table_a_killed_process_left_half_created_is_rebuilt_from_the_graph(
     settings: Settings, embedder: FastEmbedder
 ) -> None:

@@ -19,14 +19,19 @@ class Candidate:
 def fuse(
     ranked: Mapping[str, Sequence[Hit]], weights: Mapping[str, float], k: int, score_power: float = 0.0
 ) -> dict[str, Candidate]:
-    """Weighted RRF: sum over channels of weight / (k + rank) x (score / best) ** score_power."""
+    """Weighted RRF: sum over channels of weight / (k + rank) x (score / best) ** score_power.
+
+    Hits a channel scores alike share the best of their ranks: which of them an engine lists
+    first (PostgreSQL's ``ts_rank_cd`` ties often) is no evidence, so it changes no score."""
     by_id: dict[str, Candidate] = {}
     for channel, hits in ranked.items():
         weight = weights.get(channel, 1.0)
         best = max((hit.score for hit in hits), default=0.0)
+        rank_of: dict[float, int] = {}
         for hit in hits:
+            rank = rank_of.setdefault(hit.score, hit.rank)
             share = max(hit.score, 0.0) / best if best > 0 else 1.0
             candidate = by_id.setdefault(hit.id, Candidate(hit.id))
-            candidate.fused += weight / (k + hit.rank) * share**score_power
-            candidate.channels[channel] = {"rank": hit.rank, "score": round(hit.score, 6)}
+            candidate.fused += weight / (k + rank) * share**score_power
+            candidate.channels[channel] = {"rank": rank, "score": round(hit.score, 6)}
     return by_id
