@@ -3,6 +3,7 @@ hold through the database when two ``Memory`` objects, each with its own pool, w
 
 from __future__ import annotations
 
+import itertools
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -10,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from hippograph.config import Settings
+from hippograph.domain.models import EdgeType
 from hippograph.service.memory import Memory
 from hippograph.store.embed import FastEmbedder
 from hippograph.store.pg_database import PgDatabase
@@ -62,3 +64,20 @@ def test_two_servers_changing_one_claim_at_once_leave_one_active_fact(servers: l
         active = memory.stores.graph.active_facts_with([("mara", "lives_in", "global")])
         assert len(active[("mara", "lives_in", "global")]) == 1
     assert servers[0].stores.graph.census.count_by("status").get("superseded") == len(CITIES) - 1
+
+
+def test_turns_of_one_session_written_by_two_servers_form_one_chain(servers: list[Memory]) -> None:
+    """A conversation's turns may reach different servers: each links to the turn stored last,
+    wherever it was written (a server must not link to the last turn it wrote itself)."""
+    first, second = servers
+    turns = [
+        (
+            server,
+            server.remember(f"Turn {i}: we talked about item {i}", kind="episode", session_id="call-9").id,
+        )
+        for i, server in enumerate([first, second, first, second, first])
+    ]
+    ids = [fid for _, fid in turns]
+    for server in servers:
+        edges = server.graph.view(None).fact_edges(ids, [EdgeType.NEXT])
+        assert sorted((e.src, e.dst) for e in edges) == sorted(itertools.pairwise(ids))

@@ -76,7 +76,8 @@ class SessionTails:
     so a turn never links to, or is indexed with, another scope's turn. Filled from the graph on
     a session's first write, then kept by the writes that commit; the ``_HELD`` sessions written
     last are held (a session is read from the graph again after that many others: memory does
-    not grow with the sessions). Read and changed under the write lock.
+    not grow with the sessions). Read and changed under the write lock. A graph other servers
+    write too is read each time: their turns are not in what this process holds.
     """
 
     graph: GraphStore
@@ -85,6 +86,8 @@ class SessionTails:
     def before(self, facts: Sequence[Fact]) -> list[Turn | None]:
         """For each fact, the fact before it in its session, if any: stored, or earlier in ``facts``."""
         sessions = {(f.scope, f.session_id) for f in facts if f.session_id is not None}
+        if self.graph.written_elsewhere:
+            self._tail.clear()
         unknown = sessions - self._tail.keys()
         if unknown:
             latest = self.graph.last_facts_in_sessions(unknown)

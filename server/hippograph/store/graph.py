@@ -72,6 +72,8 @@ def _fact_edge(edge: str) -> EdgeType:
 class KuzuGraphStore:
     """One Kùzu graph (a single file) opened read-write by this process, and its read model."""
 
+    written_elsewhere = False  # one process owns an embedded graph
+
     def __init__(
         self, path: Path, *, max_db_size: int, buffer_pool_bytes: int, fact_cache_bytes: int = 32 << 20
     ) -> None:
@@ -272,13 +274,9 @@ class KuzuGraphStore:
         pairs = list(dict.fromkeys(tags))  # one edge per pair, however often it is asked for
         names = sorted({t for _, t in pairs})
         self._session.run("UNWIND $names AS name MERGE (:Tag {name: name})", {"names": names})
-        self._session.for_each(
-            [{"fact": fid, "tag": tag} for fid, tag in pairs],
-            [("f:Fact", "id", "fact"), ("t:Tag", "name", "tag")],
-            EdgeType.HAS_TAG,
-            (),
-            "CREATE (f)-[:HAS_TAG]->(t)",
-        )
+        rows = [{"fact": fid, "tag": tag} for fid, tag in pairs]
+        ends = [("f:Fact", "id", "fact"), ("t:Tag", "name", "tag")]
+        self._session.for_each(rows, ends, EdgeType.HAS_TAG, (), "CREATE (f)-[:HAS_TAG]->(t)")
 
         def apply() -> None:
             for fid, tag in pairs:

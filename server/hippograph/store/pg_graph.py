@@ -54,6 +54,8 @@ class PgGraphStore(PgEdges):
     ``owns_database``: its pool is closed with it (the memory's other stores share it and
     close first)."""
 
+    written_elsewhere = True  # by every server of the memory
+
     def __init__(self, db: PgDatabase, *, owns_database: bool = False) -> None:
         super().__init__(db)
         self._owns = owns_database

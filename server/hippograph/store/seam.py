@@ -191,6 +191,12 @@ class GraphStore(Protocol):
     transactions; graph reads through ``view``."""
 
     @property
+    def written_elsewhere(self) -> bool:
+        """Other servers write this graph too (one database, several machines): nothing read
+        from it may be held from one write to the next."""
+        ...
+
+    @property
     def receipts(self) -> Receipts: ...
     @property
     def census(self) -> Census: ...
