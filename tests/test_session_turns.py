@@ -43,6 +43,7 @@ def test_overlapping_turns_of_one_session_form_one_chain_indexed_with_their_pred
         assert indexed[fid] == index_text(facts[fid], previous)
 
 
+@pytest.mark.embedded  # what a process holds of a graph no other server writes
 def test_a_session_links_to_its_last_turn_after_many_other_sessions_were_written(
     memory: Memory, monkeypatch: pytest.MonkeyPatch
 ) -> None:

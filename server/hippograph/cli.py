@@ -37,6 +37,11 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"where the memory lives (env HIPPOGRAPH_DATA_DIR; default {default_data_dir()})",
     )
     common.add_argument(
+        "--store-url",
+        help="a PostgreSQL database that holds the memory, postgresql://user:pass@host:5432/db (env "
+        "HIPPOGRAPH_STORE_URL, better for a password; default: the data dir's own files)",
+    )
+    common.add_argument(
         "--log-level",
         choices=["DEBUG", "INFO", "WARNING", "ERROR"],
         help="log to stderr from this level (env HIPPOGRAPH_LOG_LEVEL; default INFO for serve, else WARNING)",
@@ -61,7 +66,7 @@ def build_parser() -> argparse.ArgumentParser:
 def _settings(args: argparse.Namespace) -> Settings:
     overrides: dict[str, Any] = {
         key: value
-        for key in ("data_dir", "log_level", "transport", "host", "port", "scope")
+        for key in ("data_dir", "store_url", "log_level", "transport", "host", "port", "scope")
         if (value := getattr(args, key, None)) is not None
     }
     return Settings(**overrides)
@@ -118,7 +123,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"hippograph: invalid setting: {err}", file=sys.stderr)
         return command.exit_unusable
     _configure_logging(_log_level(command, args, settings))
-    if not command.creates and not settings.graph_file.exists():
+    if not command.creates and settings.store_url is None and not settings.graph_file.exists():
         print(f"hippograph: {_no_memory(settings.data_dir)}", file=sys.stderr)
         return command.exit_unusable
     # Every file the stores create is this user's alone (the data dir is 0700 as well).

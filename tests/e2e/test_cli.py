@@ -158,3 +158,24 @@ def test_ctrl_c_at_any_moment_of_start_up_stops_the_server_promptly_and_quietly(
     if (data_dir / "graph.kuzu").exists():
         stats = hippograph(data_dir, models_dir, "stats", "--json")
         assert stats.returncode == 0, stats.stderr
+
+
+def test_a_memory_moves_into_postgresql_with_two_commands(
+    tmp_path: Path, models_dir: Path, pg_url: str
+) -> None:
+    """The README's move: export the embedded memory, import it with --store-url; the second
+    server's data dir then holds no store, and search answers from the database."""
+    embedded, server = tmp_path / "embedded", tmp_path / "server"
+    assert hippograph(embedded, models_dir, "import", str(FIXTURE), "--format", "mcp-memory").returncode == 0
+    dump = tmp_path / "memory.jsonl"
+    assert hippograph(embedded, models_dir, "export", "--out", str(dump)).returncode == 0
+    moved = hippograph(server, models_dir, "import", str(dump), "--store-url", pg_url, "--json")
+    assert moved.returncode == 0, moved.stderr
+    assert json.loads(moved.stdout)["skipped_existing"] == 0
+    redump = hippograph(server, models_dir, "export", HIPPOGRAPH_STORE_URL=pg_url)
+    assert redump.returncode == 0, redump.stderr
+    assert redump.stdout.splitlines()[1:] == dump.read_text().splitlines()[1:]
+    assert not (server / "graph.kuzu").exists() and not (server / "vectors").exists()
+    found = hippograph(server, models_dir, "search", "programming language preferences", "--json",
+                       HIPPOGRAPH_STORE_URL=pg_url)  # fmt: skip
+    assert json.loads(found.stdout)["results"]

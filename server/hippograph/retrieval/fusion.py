@@ -30,7 +30,9 @@ def fuse(
         rank_of: dict[float, int] = {}
         for hit in hits:
             rank = rank_of.setdefault(hit.score, hit.rank)
-            share = max(hit.score, 0.0) / best if best > 0 else 1.0
+            # To 4 digits: engines compute a score in float32 or float64 (LanceDB's and
+            # PostgreSQL's BM25 differ in the 7th digit), which must not reorder a memory's answers.
+            share = round(max(hit.score, 0.0) / best, 4) if best > 0 else 1.0
             candidate = by_id.setdefault(hit.id, Candidate(hit.id))
             candidate.fused += weight / (k + rank) * share**score_power
             candidate.channels[channel] = {"rank": rank, "score": round(hit.score, 6)}

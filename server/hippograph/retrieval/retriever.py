@@ -255,7 +255,7 @@ class Retriever:
         weights: Mapping[str, float],
     ) -> None:
         p = self.policy
-        seeds = sorted(fused.values(), key=lambda c: -c.fused)[: p.seeds]
+        seeds = sorted(fused.values(), key=lambda c: (-c.fused, c.id))[: p.seeds]
         top = seeds[0].fused if seeds else 1.0
         activation = self.expand(
             {c.id: c.fused / top for c in seeds},
@@ -268,10 +268,12 @@ class Retriever:
         if not reached:
             return
         allowed = self._visible(view, reached, where)
-        order = sorted((fid for fid in reached if fid in allowed), key=lambda f: -activation[f].value)
+        order = sorted((fid for fid in reached if fid in allowed), key=lambda f: (-activation[f].value, f))
         weight = weights.get("graph", 1.0)
-        for rank, fid in enumerate(order, 1):
+        rank_of: dict[float, int] = {}  # facts reached alike share a rank (as ``fuse`` does)
+        for place, fid in enumerate(order, 1):
             act = activation[fid]
+            rank = rank_of.setdefault(act.value, place)
             candidate = fused.setdefault(fid, Candidate(fid))
             candidate.fused += weight * act.value / (p.rrf_k + rank)
             candidate.channels["graph"] = {

@@ -86,8 +86,11 @@ def export(stores: Stores, out: TextIO) -> ExportReport:
         # A purged fact was erased on request: its tombstone and the edges to it stay behind.
         purged = {f.id for f in stored if f.status is FactStatus.PURGED}
         facts = sorted((f for f in stored if f.id not in purged), key=lambda f: (f.created_at, f.id))
+        # Edges in their ends' order of creation: an import writes them in file order, so the
+        # edges the graph lists newest first (a tag's facts) come back in their first order.
+        place = {e.id: n for n, e in enumerate(entities)} | {f.id: n for n, f in enumerate(facts)}
         edges = sorted(
-            _edge_record(e)
+            _edge_record(e, place)
             for e in stores.graph.census.all_edges()
             if e.src not in purged and e.dst not in purged
         )
@@ -117,12 +120,12 @@ def _json_value(value: Any) -> Any:
     return list(value) if isinstance(value, tuple) else value
 
 
-def _edge_record(edge: EdgeRow) -> tuple[tuple[int, str, str, str], str]:
+def _edge_record(edge: EdgeRow, place: dict[str, int]) -> tuple[tuple[int, int, str, int, str, str], str]:
     props = {k: _json_value(v) for k, v in sorted(edge.props.items())}
     record = {"type": "edge", "edge": edge.type, "from": edge.src, "to": edge.dst, "props": props}
     order = list(EDGE_PROPS).index(EdgeType(edge.type)) if edge.type in EDGE_PROPS else len(EDGE_PROPS)
     line = json.dumps(record, ensure_ascii=False)
-    return (order, edge.src, edge.dst, line), line
+    return (order, place.get(edge.src, -1), edge.src, place.get(edge.dst, -1), edge.dst, line), line
 
 
 # ================================================================== hippograph import

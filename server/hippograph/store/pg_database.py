@@ -112,6 +112,13 @@ MIGRATIONS: tuple[str, ...] = (
     CREATE TABLE IF NOT EXISTS hg_reply (id TEXT PRIMARY KEY, result TEXT NOT NULL, at TIMESTAMPTZ NOT NULL);
     CREATE INDEX IF NOT EXISTS hg_reply_at ON hg_reply (at);
     """,
+    # A session's latest turn is the one committed last (the writer lock orders commits), which
+    # a turn created earlier by a slower writer is not: facts keep the order they were written.
+    """
+    ALTER TABLE hg_fact ADD COLUMN IF NOT EXISTS seq BIGSERIAL;
+    CREATE INDEX IF NOT EXISTS hg_fact_session_seq ON hg_fact (scope, session_id, seq)
+        WHERE session_id IS NOT NULL;
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 # The advisory lock the schema's steps run under (any bigint the database's other users do not

@@ -219,7 +219,8 @@ class PgGraphStore(PgEdges):
         return found
 
     def last_facts_in_sessions(self, sessions: Iterable[SessionKey]) -> dict[SessionKey, str]:
-        """The id of the latest fact (by creation time, then id) of each (scope, session) that has one."""
+        """The id of the fact written last of each (scope, session) that has one (in the order
+        writes committed: one writer at a time holds across servers)."""
         asked = list(dict.fromkeys(sessions))
         if not asked:
             return {}
@@ -227,7 +228,7 @@ class PgGraphStore(PgEdges):
         rows = self._rows(
             "SELECT DISTINCT ON (scope, session_id) scope, session_id, id FROM hg_fact "
             "WHERE (scope, session_id) IN (SELECT * FROM unnest(%s::text[], %s::text[])) "
-            "ORDER BY scope, session_id, created_at DESC, id DESC",
+            "ORDER BY scope, session_id, seq DESC",
             (scopes, ids),
         )
         return {(str(scope), str(session)): str(fid) for scope, session, fid in rows}

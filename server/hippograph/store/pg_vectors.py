@@ -8,13 +8,11 @@ model finds them made afresh (``rebuilt``: reconcile refills them from the graph
 embedded index does. Writes go straight to the database (no write-behind buffer: every server
 reads what any server wrote). Vector search is exact until ``ensure_vector_index`` has built an
 HNSW index; with one, a filtered search scans on (``hnsw.iterative_scan``) until it has its k
-rows. Full text is PostgreSQL's (English stemming, ``ts_rank_cd``), not BM25: any of the query's
-words matches, the rows holding more of them, and more often, first.
+rows. Full text is ranked by BM25 over the embedded index's terms (``pg_text``).
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
@@ -22,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from hippograph.domain.errors import InternalError
+from hippograph.store import pg_text
 from hippograph.store.pg_database import PgDatabase
 from hippograph.store.vector_neighbours import Neighbours, nearest, quantised
 from hippograph.store.vector_rows import Filter, Hit, as_stored, ranked, unit
@@ -44,11 +43,11 @@ _FIELDS = {
     "entities": ("id", "text", "type", "scope"),
 }  # fmt: skip
 _MODEL_KEY = "vectors_model"
+_LAYOUT = "bm25 terms"  # tables made before the text was kept as terms are made afresh
 _TABLES_LOCK = 0x6867_5F76_6563_7473  # "hg_vects": made or made afresh by one server at a time
 _ANN_MIN_ROWS = 5_000  # as the embedded index: below, an exact scan is a few ms
 _EF_SEARCH = 100
 _EF_SEARCH_MAX = 1000  # pgvector's bound; past it the iterative scan goes on until k rows are found
-_WORD = re.compile(r"[^\W_]+")
 # Vectors travel as arrays of reals (no type adapter to register on each connection): cast here.
 _HALFVEC = "%s::real[]::halfvec"
 
@@ -61,10 +60,11 @@ class PgVectorStore:
         self.write_failed = False  # writes are not buffered: a failed one raises to its caller
         self.refilling: set[str] = set()
         self.rebuilt: set[str] = set()
-        made_for = f"{model} ({dim})"
+        made_for = f"{model} ({dim}), {_LAYOUT}"
         with db.transaction() as conn:
             conn.execute("SELECT pg_advisory_xact_lock(%s)", (_TABLES_LOCK,))
             conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
+            conn.execute(pg_text.SCHEMA)
             row = conn.execute("SELECT value FROM hg_meta WHERE key = %s", (_MODEL_KEY,)).fetchone()
             if row is None or row[0] != made_for:
                 for name in _TABLES:
@@ -80,9 +80,10 @@ class PgVectorStore:
         conn.execute(f"DROP TABLE IF EXISTS {table}")
         conn.execute(
             f"CREATE TABLE {table} ({_COLUMNS[name]}, vector halfvec({self._dim}) NOT NULL, "
-            "tsv tsvector GENERATED ALWAYS AS (to_tsvector('english', text)) STORED)"
+            "terms TEXT[] NOT NULL)"
         )
-        conn.execute(f"CREATE INDEX {table}_tsv ON {table} USING gin (tsv)")
+        conn.execute(f"CREATE INDEX {table}_terms ON {table} USING gin (terms)")
+        pg_text.forget_counts(conn, table)
         conn.execute(f"CREATE INDEX {table}_scope ON {table} (scope)")
 
     def close(self) -> None:
@@ -94,18 +95,25 @@ class PgVectorStore:
         """Write rows (a row of an id already there replaces it)."""
         if not rows:
             return
-        fields = _FIELDS[table]
+        fields, name = _FIELDS[table], _TABLES[table]
+        terms = [pg_text.terms(str(row["text"])) for row in rows]
         values = [
-            (*(_value(row.get(f)) for f in fields), _array(v)) for row, v in zip(rows, vectors, strict=True)
+            (*(_value(row.get(f)) for f in fields), _array(v), t)
+            for row, v, t in zip(rows, vectors, terms, strict=True)
         ]
-        updates = ", ".join(f"{f} = excluded.{f}" for f in (*fields[1:], "vector"))
-        marks = ", ".join(["%s"] * len(fields) + [_HALFVEC])
+        updates = ", ".join(f"{f} = excluded.{f}" for f in (*fields[1:], "vector", "terms"))
+        marks = ", ".join(["%s"] * len(fields) + [_HALFVEC, "%s"])
         with self._db.transaction() as conn, conn.cursor() as cur:
+            replaced = cur.execute(
+                f"SELECT terms FROM {name} WHERE id = ANY(%s)", ([row["id"] for row in rows],)
+            ).fetchall()
+            pg_text.count(conn, name, [r[0] for r in replaced], -1)
             cur.executemany(
-                f"INSERT INTO {_TABLES[table]} ({', '.join(fields)}, vector) VALUES ({marks}) "
+                f"INSERT INTO {name} ({', '.join(fields)}, vector, terms) VALUES ({marks}) "
                 f"ON CONFLICT (id) DO UPDATE SET {updates}",
                 values,
             )
+            pg_text.count(conn, name, terms, 1)
 
     def set_status(self, ids: Sequence[str], status: str) -> None:
         self.update("facts", ids, {"status": status})
@@ -113,7 +121,7 @@ class PgVectorStore:
     def update(self, table: str, ids: Sequence[str], values: Mapping[str, Any]) -> None:
         if not ids or not values:
             return
-        unknown = set(values) - set(_FIELDS[table][1:])
+        unknown = set(values) - set(_FIELDS[table][2:])  # not the id, nor the text (``add``)
         if unknown:
             raise InternalError(f"no such column of the {table} index: {sorted(unknown)}")
         sets = ", ".join(f"{column} = %s" for column in values)
@@ -125,15 +133,17 @@ class PgVectorStore:
 
     def delete(self, table: str, ids: Sequence[str]) -> None:
         if ids:
+            name = _TABLES[table]
             with self._db.transaction() as conn:
-                conn.execute(f"DELETE FROM {_TABLES[table]} WHERE id = ANY(%s)", (list(ids),))
+                gone = conn.execute(f"DELETE FROM {name} WHERE id = ANY(%s) RETURNING terms", (list(ids),))
+                pg_text.count(conn, name, [r[0] for r in gone.fetchall()], -1)
 
     def erase(self, facts: Sequence[str], entities: Sequence[str]) -> None:
         """Delete rows so that nothing of them is left in the tables' files (a purge): the rows go,
         then both tables are rewritten (VACUUM FULL), so no dead row version keeps their text."""
         self.delete("facts", facts)
         self.delete("entities", entities)
-        self._db.vacuum_full(list(_TABLES.values()))
+        self._db.vacuum_full([*_TABLES.values(), "hg_vec_terms"])
 
     def flush(self) -> None:
         """Nothing is buffered: every write is in the database when it returns."""
@@ -238,16 +248,15 @@ class PgVectorStore:
             )
 
     def text_search(self, table: str, text: str, k: int, where: Filter | None = None) -> list[Hit]:
-        """The ``k`` rows whose text best matches any of ``text``'s words (score: ``ts_rank_cd``)."""
-        words = _WORD.findall(text.lower())
-        if not words:
+        """The ``k`` rows whose text best matches ``text``'s terms, by BM25 (``pg_text``)."""
+        terms = sorted(set(pg_text.terms(text)))
+        if not terms:
             return []
-        clause, params = _where(where, "tsv @@ q")
+        name = _TABLES[table]
+        clause, params = _where(where, pg_text.CANDIDATES)
         with self._db.transaction() as conn:
             rows = conn.execute(
-                f"SELECT id, ts_rank_cd(tsv, q) AS score FROM {_TABLES[table]}, "
-                "to_tsquery('english', %s) AS q " + clause + " ORDER BY score DESC, id LIMIT %s",
-                (" | ".join(words), *params, k),
+                pg_text.ranked_sql(name, clause), (name, name, terms, terms, *params, k)
             ).fetchall()
         return [Hit(str(rid), float(score), rank) for rank, (rid, score) in enumerate(rows, 1)]
 
