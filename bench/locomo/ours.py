@@ -94,8 +94,12 @@ class StoreReport:
     notes: list[str] = field(default_factory=list)
 
 
-def open_store(data_dir: Path, models_dir: Path, model: str, embedder: FastEmbedder) -> Memory:
+def open_store(
+    data_dir: Path, models_dir: Path, model: str, embedder: FastEmbedder, store_url: str | None = None
+) -> Memory:
     options: dict[str, Any] = {"data_dir": data_dir, "models_dir": models_dir, "embedding_model": model}
+    if store_url is not None:
+        options["store_url"] = store_url
     if "maintenance_interval_s" in Settings.model_fields:
         options["maintenance_interval_s"] = 0  # no background pass mid-benchmark
     return Memory.open(Settings(**options), embedder=embedder)

@@ -22,7 +22,7 @@ from typing import Any
 from hippograph.domain.models import ACTIVE_STATUSES, Entity, Fact
 from hippograph.store.entity_index import EntityIndex, IndexedEntities, KeyedIds, first_word, name_keys
 from hippograph.store.graph_values import ClaimKey, SessionKey, claim_key
-from hippograph.store.pg_database import SCHEMA_VERSION, PgDatabase
+from hippograph.store.pg_database import PgDatabase
 from hippograph.store.pg_edges import PgEdges
 from hippograph.store.pg_records import PgCensus, PgListing, PgReceipts
 from hippograph.store.pg_view import PgGraphView
@@ -47,6 +47,11 @@ _GRAPH_TABLES = (
 _FACT_FIELDS = (*FACT_COLUMNS, "claim_subject", "claim_predicate")
 _FACTS = f"SELECT {', '.join(FACT_COLUMNS)} FROM hg_fact"
 _ENTITIES = f"SELECT {', '.join(ENTITY_COLUMNS)} FROM hg_entity"
+
+
+# The embedded graph's schema version whose facts, entities and edges these tables hold (raised
+# with it when the model changes; storage-only steps such as hg_fact.seq leave it).
+_GRAPH_MODEL = 5
 
 
 class PgGraphStore(PgEdges):
@@ -127,7 +132,9 @@ class PgGraphStore(PgEdges):
     # ------------------------------------------------------------ meta
 
     def schema_version(self) -> int:
-        return SCHEMA_VERSION
+        """The version of the graph's model its tables hold (what an export says it carries),
+        numbered as the embedded graph's schema; the tables' own steps are ``PgDatabase``'s."""
+        return _GRAPH_MODEL
 
     def get_meta(self, key: str) -> str | None:
         rows = self._rows("SELECT value FROM hg_graph_meta WHERE key = %s", (key,))
