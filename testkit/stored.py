@@ -34,3 +34,13 @@ def _database_dirs(url: str) -> list[Path]:
         conn.execute("CHECKPOINT")  # what the server holds in its buffers, on disk
     assert row is not None
     return [cluster / "base" / str(row[0]), cluster / "pg_wal"]
+
+
+def analyze(settings: Settings) -> None:
+    """On PostgreSQL: gather the planner's statistics of the memory's database now (as the
+    server's autovacuum does when it likes), so a test sees what they may copy."""
+    if settings.store_url is not None:
+        import psycopg
+
+        with psycopg.connect(settings.store_url.get_secret_value(), autocommit=True) as conn:
+            conn.execute("ANALYZE")

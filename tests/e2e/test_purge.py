@@ -26,6 +26,6 @@ def test_the_cli_purges_by_id(settings: Settings, embedder: FastEmbedder, models
 
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["status"] == "purged"
-    assert files_holding(settings.data_dir) == {}
+    assert files_holding(settings) == {}
     missing = hippograph(settings.data_dir, models_dir, "forget", "--purge", "f_0000000000000000")
     assert missing.returncode == 1 and "no fact has id f_0000000000000000" in missing.stderr

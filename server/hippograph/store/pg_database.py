@@ -22,8 +22,21 @@ from hippograph.domain.errors import StoreError
 
 log = logging.getLogger(__name__)
 
+
 # Each step brings the schema from version i to i + 1 (list index i); steps are never edited
 # once released, only appended.
+def no_value_statistics(tables_like: str) -> str:
+    """SQL that keeps every text, array and json column of the tables named like ``tables_like``
+    out of the planner's statistics (``SET STATISTICS 0``)."""
+    return (
+        "DO $$ DECLARE c record; BEGIN FOR c IN SELECT table_name, column_name "
+        "FROM information_schema.columns WHERE table_schema = current_schema() "
+        f"AND table_name LIKE '{tables_like}' AND data_type IN ('text', 'ARRAY', 'jsonb') LOOP "
+        "EXECUTE format('ALTER TABLE %I ALTER COLUMN %I SET STATISTICS 0', c.table_name, c.column_name); "
+        "END LOOP; END $$;"
+    )
+
+
 MIGRATIONS: tuple[str, ...] = (
     """
     CREATE TABLE IF NOT EXISTS hg_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -119,6 +132,9 @@ MIGRATIONS: tuple[str, ...] = (
     CREATE INDEX IF NOT EXISTS hg_fact_session_seq ON hg_fact (scope, session_id, seq)
         WHERE session_id IS NOT NULL;
     """,
+    # ANALYZE copies sample values of each column (most common values, histograms) into
+    # pg_statistic, a catalog no purge can rewrite: what a user said stays out of it.
+    no_value_statistics(r"hg\_%"),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 # The advisory lock the schema's steps run under (any bigint the database's other users do not

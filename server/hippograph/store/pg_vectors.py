@@ -21,7 +21,7 @@ import numpy as np
 
 from hippograph.domain.errors import InternalError
 from hippograph.store import pg_text
-from hippograph.store.pg_database import PgDatabase
+from hippograph.store.pg_database import PgDatabase, no_value_statistics
 from hippograph.store.vector_neighbours import Neighbours, nearest, quantised
 from hippograph.store.vector_rows import Filter, Hit, as_stored, ranked, unit
 
@@ -65,6 +65,7 @@ class PgVectorStore:
             conn.execute("SELECT pg_advisory_xact_lock(%s)", (_TABLES_LOCK,))
             conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
             conn.execute(pg_text.SCHEMA)
+            conn.execute(no_value_statistics("hg_vec_terms"))
             row = conn.execute("SELECT value FROM hg_meta WHERE key = %s", (_MODEL_KEY,)).fetchone()
             if row is None or row[0] != made_for:
                 for name in _TABLES:
@@ -83,6 +84,7 @@ class PgVectorStore:
             "terms TEXT[] NOT NULL)"
         )
         conn.execute(f"CREATE INDEX {table}_terms ON {table} USING gin (terms)")
+        conn.execute(no_value_statistics(table))
         pg_text.forget_counts(conn, table)
         conn.execute(f"CREATE INDEX {table}_scope ON {table} (scope)")
 
