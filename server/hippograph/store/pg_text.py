@@ -98,9 +98,9 @@ def ranked_sql(table: str, clause: str) -> str:
         "FROM hg_vec_terms d, tot WHERE d.tbl = %s AND d.term = ANY(%s) AND d.docs > 0) "
         f"SELECT t.id, sum(w.idf * c.tf * {_K1 + 1} / (c.tf + {_K1} * "
         f"({1 - _B} + {_B} * cardinality(t.terms) / tot.avgdl))) AS score "
-        f"FROM {table} t CROSS JOIN tot, "
-        "LATERAL (SELECT x AS term, count(*) AS tf FROM unnest(t.terms) x GROUP BY x) c "
-        f"JOIN w ON w.term = c.term {clause} GROUP BY t.id ORDER BY score DESC, t.id LIMIT %s"
+        f"FROM {table} t CROSS JOIN tot CROSS JOIN w, "
+        "LATERAL (SELECT cardinality(array_positions(t.terms, w.term)) AS tf) c "
+        f"{clause} AND c.tf > 0 GROUP BY t.id ORDER BY score DESC, t.id LIMIT %s"
     )
 
 
