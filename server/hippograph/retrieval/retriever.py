@@ -299,9 +299,9 @@ class Retriever:
                 about.setdefault(edge.src, []).append(edge.dst)
         return {fid for fid, fact in facts.items() if where.matches(fact_row(fact, about.get(fid, [])))}
 
-    def _specificity(self, entity_id: str, total_facts: int) -> float:
+    @staticmethod
+    def _specificity(entity: Entity | None, total_facts: int) -> float:
         """IDF of an entity over the facts: 1 for one mention in a large store, ~0 for a hub."""
-        entity = self._entities.get(entity_id)
         mentions = entity.mention_count if entity else 0
         if total_facts <= 1:
             return 1.0
@@ -366,12 +366,13 @@ class Retriever:
             for edge in view.tag_neighbours(list(fact_frontier), limit=p.max_fanout_per_node):
                 value = fact_frontier[edge.src].value * weights[EdgeType.HAS_TAG] * p.hop_decay
                 offer(next_facts, edge.dst, Activation(value, hop, EdgeType.HAS_TAG, edge.src), edge.src)
-            specific = {eid: self._specificity(eid, total) for eid in entity_frontier}
+            known = self._entities.get_many(list(entity_frontier))  # one read a hop
+            specific = {eid: self._specificity(known.get(eid), total) for eid in entity_frontier}
             walkable = [(eid, act) for eid, act in entity_frontier.items() if specific[eid] >= p.hub_min_idf]
             walkable.sort(key=lambda kv: -kv[1].value * specific[kv[0]])
             strongest = walkable[: p.max_fanout_per_node]
             for eid, act in strongest:
-                entity = self._entities.get(eid)
+                entity = known.get(eid)
                 name = entity.name if entity else None
                 second = runner_up.get(eid)
                 for fid in view.facts_about(eid, limit=p.max_fanout_per_node, statuses=ACTIVE_STATUSES):

@@ -50,6 +50,11 @@ class EntityIndex(ABC):
     @abstractmethod
     def get(self, entity_id: str) -> Entity | None: ...
 
+    def get_many(self, ids: Collection[str]) -> dict[str, Entity]:
+        """Those of ``ids`` that are entities (one read where the index is a database's)."""
+        found = {eid: self.get(eid) for eid in dict.fromkeys(ids)}
+        return {eid: entity for eid, entity in found.items() if entity is not None}
+
     @abstractmethod
     def _keyed(self, keys: Collection[str], scopes: tuple[str, ...]) -> KeyedIds:
         """Which entity of each of ``scopes`` has each of ``keys``, where one has it."""
@@ -119,6 +124,7 @@ class NameSource(Protocol):
     """Where ``IndexedEntities`` reads (the graph index)."""
 
     def entity(self, entity_id: str) -> Entity | None: ...
+    def entities(self, ids: Collection[str]) -> dict[str, Entity]: ...
     def entity_keys(self, keys: Collection[str], scopes: Collection[str]) -> KeyedIds: ...
     def first_named(self, key: str, scopes: Collection[str]) -> set[str]: ...
 
@@ -131,6 +137,9 @@ class IndexedEntities(EntityIndex):
 
     def get(self, entity_id: str) -> Entity | None:
         return self._source.entity(entity_id)
+
+    def get_many(self, ids: Collection[str]) -> dict[str, Entity]:
+        return self._source.entities(ids)
 
     def _keyed(self, keys: Collection[str], scopes: tuple[str, ...]) -> KeyedIds:
         return self._source.entity_keys(keys, scopes)

@@ -14,6 +14,7 @@ import sqlite3
 import threading
 from collections.abc import Collection, Iterable, Mapping
 from datetime import datetime
+from typing import Any
 
 from hippograph.domain.models import Entity
 from hippograph.store.entity_index import KeyedIds, first_word, name_keys
@@ -107,8 +108,15 @@ def delete(db: sqlite3.Connection, ids: Collection[str]) -> None:
 
 def get(db: sqlite3.Connection, entity_id: str) -> Entity | None:
     row = db.execute("SELECT * FROM entity WHERE id = ?", (entity_id,)).fetchone()
-    if row is None:
-        return None
+    return None if row is None else _entity(row)
+
+
+def get_many(db: sqlite3.Connection, ids: Collection[str]) -> dict[str, Entity]:
+    rows = db.execute(f"SELECT * FROM entity WHERE id {IN_IDS}", (ids_param(ids),)).fetchall()
+    return {str(row[0]): _entity(row) for row in rows}
+
+
+def _entity(row: tuple[Any, ...]) -> Entity:
     eid, scope, name, _, type_, aliases, summary, mentions, first_seen, last_mentioned = row
     return Entity(
         id=eid,
@@ -151,6 +159,10 @@ class EntityRows:
     def entity(self, entity_id: str) -> Entity | None:
         with self._lock:
             return get(self._db, entity_id)
+
+    def entities(self, ids: Collection[str]) -> dict[str, Entity]:
+        with self._lock:
+            return get_many(self._db, ids)
 
     def entity_keys(self, keys: Collection[str], scopes: Collection[str]) -> KeyedIds:
         with self._lock:

@@ -317,6 +317,9 @@ class PgNames:
     def entity(self, entity_id: str) -> Entity | None:
         return self._graph.entities([entity_id]).get(entity_id)
 
+    def entities(self, ids: Collection[str]) -> dict[str, Entity]:
+        return self._graph.entities(list(ids))
+
     def entity_keys(self, keys: Collection[str], scopes: Collection[str]) -> KeyedIds:
         """(scope, key) -> the id of the first entity made in ``scope`` found by ``key``."""
         found: KeyedIds = {}

@@ -217,8 +217,8 @@ class PgVectorStore:
         return {str(rid): float(sim) for (rid, _), sim in zip(rows, sims, strict=True)}
 
     def vector_search(self, table: str, vector: np.ndarray, k: int, where: Filter | None = None) -> list[Hit]:
-        rows = self._nearest_rows(table, vector, k, where)
-        return [Hit(str(rid), 1.0 - float(distance), rank) for rank, (rid, distance, _) in enumerate(rows, 1)]
+        rows = self._nearest_rows(table, vector, k, where, with_vectors=False)
+        return [Hit(str(rid), 1.0 - float(distance), rank) for rank, (rid, distance) in enumerate(rows, 1)]
 
     def nearest(self, table: str, vectors: np.ndarray, k: int, where: Filter) -> list[list[Hit]]:
         """For each of ``vectors``, the ``k`` rows nearest it, with their exact cosine similarity
@@ -230,20 +230,27 @@ class PgVectorStore:
         stored: list[np.ndarray] = []
         asking: list[int] = []
         for q, query in enumerate(queries):
-            for rid, _, vector in self._nearest_rows(table, query, k, where):
+            for rid, _, vector in self._nearest_rows(table, query, k, where, with_vectors=True):
                 ids.append(str(rid))
                 stored.append(as_stored(_floats(vector)))
                 asking.append(q)
         return ranked(queries, ids, stored, asking, k)
 
-    def _nearest_rows(self, table: str, vector: np.ndarray, k: int, where: Filter | None) -> list[Any]:
+    def _nearest_rows(
+        self, table: str, vector: np.ndarray, k: int, where: Filter | None, *, with_vectors: bool
+    ) -> list[Any]:
+        """(id, cosine distance[, the stored vector as reals]) of the ``k`` rows nearest ``vector``
+        (the vectors only when asked: reading them back costs more than the search)."""
         clause, params = _where(where)
+        stored = ", vector::real[]" if with_vectors else ""
         with self._db.transaction() as conn:
-            conn.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
-            conn.execute(f"SET LOCAL hnsw.ef_search = {min(_EF_SEARCH_MAX, max(_EF_SEARCH, k))}")
+            conn.execute(
+                "SET LOCAL hnsw.iterative_scan = relaxed_order; "
+                f"SET LOCAL hnsw.ef_search = {min(_EF_SEARCH_MAX, max(_EF_SEARCH, k))}"
+            )
             return list(
                 conn.execute(
-                    f"SELECT id, vector <=> {_HALFVEC} AS distance, vector::real[] FROM {_TABLES[table]} "
+                    f"SELECT id, vector <=> {_HALFVEC} AS distance{stored} FROM {_TABLES[table]} "
                     f"{clause} ORDER BY distance LIMIT %s",
                     (_array(unit(vector)), *params, k),
                 ).fetchall()

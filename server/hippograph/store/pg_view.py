@@ -156,26 +156,22 @@ class PgGraphView(AboutReads):
 
     def tag_neighbours(self, fact_ids: Sequence[str], *, limit: int) -> list[EdgeRow]:
         """Facts sharing a tag with ``fact_ids``, newest tagged first, ``limit`` rows in all (a tag
-        is a name for every scope: only the facts seen here share it)."""
-        rows: list[EdgeRow] = []
+        is a name for every scope: only the facts seen here share it). One query: each asked
+        fact's tags in their order, each tag's facts newest first (at most ``limit`` a tag)."""
         seen_ids = self._seen(fact_ids)
+        asked = [fid for fid in dict.fromkeys(fact_ids) if fid in seen_ids]
+        if not asked or limit <= 0:
+            return []
         seen, params = self._in_scope("f")
-        for fid in fact_ids:
-            if fid not in seen_ids:
-                continue
-            for (tag,) in self._rows("SELECT tag FROM hg_tag WHERE fact = %s ORDER BY seq", (fid,)):
-                others = self._rows(
-                    "SELECT t.fact FROM hg_tag t JOIN hg_fact f ON f.id = t.fact "
-                    f"WHERE t.tag = %s AND {seen} "
-                    "ORDER BY t.seq DESC LIMIT %s",
-                    (tag, *params, limit + 1),
-                )
-                for (other,) in others:
-                    if len(rows) >= limit:
-                        return rows
-                    if other != fid:
-                        rows.append(EdgeRow(EdgeType.HAS_TAG, fid, str(other), {"tag": tag}))
-        return rows
+        rows = self._rows(
+            "SELECT a.fact, o.fact, a.tag FROM unnest(%s::text[]) WITH ORDINALITY AS q(fact, ord) "
+            "JOIN hg_tag a ON a.fact = q.fact CROSS JOIN LATERAL ("
+            "SELECT t.fact, t.seq FROM hg_tag t JOIN hg_fact f ON f.id = t.fact "
+            f"WHERE t.tag = a.tag AND t.fact <> a.fact AND {seen} ORDER BY t.seq DESC LIMIT %s) o "
+            "ORDER BY q.ord, a.seq, o.seq DESC LIMIT %s",
+            (asked, *params, limit, limit),
+        )
+        return [EdgeRow(EdgeType.HAS_TAG, str(fid), str(other), {"tag": tag}) for fid, other, tag in rows]
 
     def linked(self, edge_type: str, statuses: Sequence[str], *, limit: int) -> list[tuple[str, str]]:
         """(source, target) of the newest ``limit`` fact-to-fact edges of ``edge_type`` whose two
