@@ -81,3 +81,30 @@ def test_turns_of_one_session_written_by_two_servers_form_one_chain(servers: lis
     for server in servers:
         edges = server.graph.view(None).fact_edges(ids, [EdgeType.NEXT])
         assert sorted((e.src, e.dst) for e in edges) == sorted(itertools.pairwise(ids))
+
+
+def test_a_write_retried_on_another_server_is_done_once(servers: list[Memory]) -> None:
+    """A client that retries a write through another server (the first one went away before
+    answering) gets the first answer; the memory holds the fact once."""
+    first, second = servers
+    arguments = {"content": "Oskar's passport is due for renewal in March.", "kind": "fact"}
+    done = first.call_once("remember", dict(arguments), "request-7")
+    again = second.call_once("remember", dict(arguments), "request-7")
+    assert again.id == done.id
+    assert second.stores.graph.census.counts()["facts"] == 1
+
+
+def test_one_write_sent_to_two_servers_at_once_is_done_once(servers: list[Memory]) -> None:
+    arguments = {"content": "The boiler service is booked for the 14th.", "kind": "fact"}
+    replies: list[object] = []
+
+    def send(memory: Memory) -> None:
+        replies.append(memory.call_once("remember", dict(arguments), "request-8"))
+
+    threads = [threading.Thread(target=send, args=(m,)) for m in servers]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(replies) == 2 and len({reply.id for reply in replies}) == 1  # type: ignore[attr-defined]
+    assert servers[0].stores.graph.census.counts()["facts"] == 1

@@ -310,7 +310,7 @@ class Memory(MemoryAPI):
         if operation is None or operation.read_only:
             return self.call(name, arguments)
         receipts = self.graph.receipts
-        with self._in_flight.call(), self._requests.hold(request_id):
+        with self._in_flight.call(), self._requests.hold(request_id), receipts.holding(request_id):
             done = receipts.get(request_id)
             if done is not None:
                 if done.operation != name:

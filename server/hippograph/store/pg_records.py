@@ -4,8 +4,10 @@ census (export, stats) and of the listing (the explorer's newest facts)."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Collection
+from contextlib import AbstractContextManager
 from datetime import datetime
 
 from hippograph.domain.errors import InternalError
@@ -22,6 +24,12 @@ class PgReceipts:
 
     def __init__(self, session: PgSession) -> None:
         self._s = session
+
+    def holding(self, request_id: str) -> AbstractContextManager[None]:
+        """Held while a write with this request id runs, on every server: a retry sent to
+        another server at once waits, then finds the receipt and the first reply."""
+        key = int.from_bytes(hashlib.blake2b(request_id.encode(), digest_size=8).digest(), "big", signed=True)
+        return self._s._db.holding(key)
 
     def get(self, request_id: str) -> Receipt | None:
         rows = self._s._rows(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from contextlib import AbstractContextManager, nullcontext
 from datetime import datetime
 
 from hippograph.store.kuzu_session import KuzuSession
@@ -13,6 +14,10 @@ class Receipts:
 
     def __init__(self, session: KuzuSession) -> None:
         self._session = session
+
+    def holding(self, request_id: str) -> AbstractContextManager[None]:
+        """Nothing beyond the process's own hold: one process owns an embedded graph."""
+        return nullcontext()
 
     def get(self, request_id: str) -> Receipt | None:
         rows = self._session.run(
