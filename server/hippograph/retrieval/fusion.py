@@ -22,7 +22,7 @@ def fuse(
     """Weighted RRF: sum over channels of weight / (k + rank) x (score / best) ** score_power.
 
     Hits a channel scores alike share the best of their ranks: which of them an engine lists
-    first (PostgreSQL's ``ts_rank_cd`` ties often) is no evidence, so it changes no score."""
+    first is no evidence, so it changes no score."""
     by_id: dict[str, Candidate] = {}
     for channel, hits in ranked.items():
         weight = weights.get(channel, 1.0)

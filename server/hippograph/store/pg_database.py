@@ -23,8 +23,6 @@ from hippograph.domain.errors import StoreError
 log = logging.getLogger(__name__)
 
 
-# Each step brings the schema from version i to i + 1 (list index i); steps are never edited
-# once released, only appended.
 def no_value_statistics(tables_like: str) -> str:
     """SQL that keeps every text, array and json column of the tables named like ``tables_like``
     out of the planner's statistics (``SET STATISTICS 0``)."""
@@ -37,6 +35,8 @@ def no_value_statistics(tables_like: str) -> str:
     )
 
 
+# Each step brings the schema from version i to i + 1 (list index i); steps are never edited
+# once released, only appended.
 MIGRATIONS: tuple[str, ...] = (
     """
     CREATE TABLE IF NOT EXISTS hg_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);

@@ -64,10 +64,10 @@ class PgVectorStore:
         with db.transaction() as conn:
             conn.execute("SELECT pg_advisory_xact_lock(%s)", (_TABLES_LOCK,))
             conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
-            conn.execute(pg_text.SCHEMA)
-            conn.execute(no_value_statistics("hg_vec_terms"))
             row = conn.execute("SELECT value FROM hg_meta WHERE key = %s", (_MODEL_KEY,)).fetchone()
-            if row is None or row[0] != made_for:
+            if row is None or row[0] != made_for:  # hg_vec_terms came with _LAYOUT: made here
+                conn.execute(pg_text.SCHEMA)
+                conn.execute(no_value_statistics("hg_vec_terms"))
                 for name in _TABLES:
                     self._make(conn, name)
                 conn.execute(
