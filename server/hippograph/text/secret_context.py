@@ -51,7 +51,7 @@ _ATTRIBUTE_WORD = re.compile(
 _ASSIGNED = re.compile(r"[\"'`(\[{]*([A-Za-z_][\w.-]{0,60})=([^=].*)")
 _TOLD = re.compile(
     r"(?:[ \t]*[:=]|[ \t]+(?:is|was|is now|now is|->|=>|=|:|-)[ \t]*:?)"
-    r"[ \t]*[\"'`]?(?P<value>[^\s\"'`]{10,400})"
+    r"[ \t]*[\"'`]?(?P<value>[^\s\"'`]{8,400})"
 )
 # A service named right before the credential word: "Plaid token", "the Zorbly API key".
 _NAMED_SERVICE = re.compile(
@@ -170,12 +170,17 @@ def _told_shaped(value: str) -> bool:
     """Right after "key is", or after a service's name ("the Plaid token"), a value needs less to
     be taken for the key: ten characters that are not a word, a name, a link, a version or a date,
     nor a word and a number (`jsmith2024`, `INC-20240513`): twelve digits, ten hex digits,
-    twelve letters that spell nothing, or letters and digits mixed (eight will do: `96LfX94Y`)."""
+    twelve letters that spell nothing, letters and digits mixed or cases jumbled (eight will do:
+    `96LfX94Y`, `kDfeRtGh`), or a key in groups (`X7KQ-9PLM-W2RT-H4NB`)."""
     if secret_shaped(value):
         return True
-    if len(value) < 8 or _NOT_A_VALUE.fullmatch(value) or _path(value) or named(value):
+    if len(value) < 8 or _NOT_A_VALUE.fullmatch(value) or _path(value):
         return False
-    if len(value) < 10 and not (value.isalnum() and len(re.findall(r"[A-Za-z]+|\d+", value)) > 3):
+    if _grouped(value):
+        return True
+    if named(value):
+        return False
+    if len(value) < 12 and not (value.isalnum() and _pieces(value) > 3):
         return False
     if value.isdigit():
         return len(value) >= 12
@@ -184,8 +189,44 @@ def _told_shaped(value: str) -> bool:
     if _spelled(value) * 2 >= len(value):
         return False
     if not any(c.isdigit() for c in value):
-        return len(value) >= 12  # letters (and signs) that spell nothing
+        return True  # twelve letters (and signs) that spell nothing, or a jumble of cases
     return len(re.findall(r"[A-Za-z]+|\d+", value)) > 2  # not a word and a number
+
+
+def _stated(value: str) -> bool:
+    """A value stated as the key ("the API key is X", "passcode: X") needs less still: eight
+    digits, or eight letters and digits that spell little (`kxqfoazm`, `ieqh524y`; `rotating`
+    and `build2024` are words)."""
+    if _told_shaped(value):
+        return True
+    if len(value) < 8 or not value.isalnum() or _NOT_A_VALUE.fullmatch(value):
+        return False
+    if value.isdigit():
+        return True
+    spelled = _spelled(value)
+    return spelled == 0 if value.isalpha() else spelled * 2 < len(value)
+
+
+def _pieces(value: str) -> int:
+    """Runs of digits and of letters, a capital starting a run: `kDfeRtGh` is 4, `iPhone15` 3."""
+    return len(_RUN.findall(value))
+
+
+_GROUPS = re.compile(r"[A-Za-z0-9]{4,8}(?:-[A-Za-z0-9]{4,8}){2,7}")
+
+
+def _grouped(value: str) -> bool:
+    """A key in groups, as licence keys are written (`X7KQ-9PLM-W2RT-H4NB`): three or more
+    groups of 4-8 letters and digits, all alike in length but the last, digits in two of them
+    at least, the letters spelling nothing. `AES-256-GCM` and `INC-2024-0513` are codes: groups too short
+    or of words and numbers."""
+    if not _GROUPS.fullmatch(value):
+        return False
+    groups = value.split("-")
+    body = "".join(groups)
+    alike = len({len(g) for g in groups[:-1]}) == 1 and len(groups[-1]) <= len(groups[0])
+    mixed = sum(any(c.isdigit() for c in g) for g in groups) >= 2 and any(c.isalpha() for c in body)
+    return alike and mixed and _spelled(body) * 3 < len(body)
 
 
 def context_findings(text: str) -> Iterator[tuple[int, int]]:
@@ -194,7 +235,7 @@ def context_findings(text: str) -> Iterator[tuple[int, int]]:
     word ("the API key is X") or before it ("use X as the Stripe key")."""
     for word in _CREDENTIAL_WORD.finditer(text):
         told = _TOLD.match(text, word.end())  # "the API key is X", "token: X": X is the key
-        if told and _told_shaped(told.group("value").rstrip(_EDGE)):
+        if told and _stated(told.group("value").rstrip(_EDGE)):
             yield told.start("value"), told.start("value") + len(told.group("value").rstrip(_EDGE))
             continue
         stop = _SENTENCE_END.search(text, word.end(), word.end() + _WINDOW)

@@ -308,9 +308,9 @@ def _entropy_findings(text: str) -> Iterable[tuple[int, int]]:
 # every record, most of them ids and times): under 7 characters (the shortest finding is
 # `pwd=abc`), hippograph's own ids, ISO times, plain numbers (no lowercase letter, so not random)
 # and names of a few short words (field names, kinds, tags, most entity names: no format is all
-# letters in words of under 16, and a value after a credential word is longer or mixed).
+# letters in words of under 8, and a value after a credential word is longer or mixed).
 _NOTHING_TO_FIND = re.compile(
-    r".{0,6}|[a-z_]{1,40}|(?:[A-Za-z]{1,15} ){0,5}[A-Za-z]{1,15}|[fe]_[0-9a-f]{16}"
+    r".{0,6}|[a-z_]{1,40}|(?:[A-Za-z]{1,7} ){0,5}[A-Za-z]{1,7}|[fe]_[0-9a-f]{16}"
     r"|\d{4}-\d\d-\d\d(?:[T ]\d\d:\d\d(?::\d\d(?:\.\d{1,9})?)?)?(?:Z|[+-]\d\d:?\d\d)?"
     r"|[+-]?\d{1,40}(?:\.\d{1,40})?",
     re.DOTALL,
