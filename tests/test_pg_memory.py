@@ -108,3 +108,52 @@ def test_one_write_sent_to_two_servers_at_once_is_done_once(servers: list[Memory
         thread.join()
     assert len(replies) == 2 and len({reply.id for reply in replies}) == 1  # type: ignore[attr-defined]
     assert servers[0].stores.graph.census.counts()["facts"] == 1
+
+
+def test_more_writes_in_flight_than_the_pool_has_connections_all_succeed(
+    pg_url: str, base_settings: Settings, embedder: FastEmbedder, tmp_path: Path
+) -> None:
+    # Each write in flight waited for its request's lock on a connection of the pool: with as
+    # many writes as connections, the one holding the writer's lock had none left to write with.
+    db = PgDatabase(pg_url, max_connections=4, timeout_s=3)
+    memory = Memory(
+        base_settings.model_copy(update={"data_dir": tmp_path}),
+        PgGraphStore(db),
+        PgVectorStore(db, dim=embedder.dim, model=embedder.name),
+        embedder,
+    )
+    errors: list[BaseException] = []
+
+    def write(n: int) -> None:
+        try:
+            memory.call_once("remember", {"content": f"Shipment {n} left {CITIES[n]} today."}, f"request-{n}")
+        except BaseException as err:  # reported below
+            errors.append(err)
+
+    try:
+        threads = [threading.Thread(target=write, args=(n,)) for n in range(len(CITIES))]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert errors == []
+        assert memory.stores.graph.census.counts()["facts"] == len(CITIES)
+    finally:
+        memory.close()
+        db.close()
+
+
+def test_an_embedded_graph_file_left_in_the_data_dir_is_not_rewritten_at_close(
+    servers: list[Memory], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A memory moved into PostgreSQL keeps its data dir, and may keep its old graph file there: a
+    # big one must not make each clean close rewrite the database's tables (VACUUM FULL locks
+    # them against every other server).
+    memory = servers[0]
+    memory.remember("Mara lives in Lima")
+    with (memory.settings.data_dir / "graph.kuzu").open("wb") as old:
+        old.truncate(64 << 20)
+    rebuilt: list[str] = []
+    monkeypatch.setattr(PgGraphStore, "rebuild", lambda self: rebuilt.append("graph"))
+    assert memory.upkeep.compact_graph() is False
+    assert rebuilt == []

@@ -54,8 +54,9 @@ class Upkeep:
         Run at a clean close, holding the write lock. A failed or interrupted rewrite leaves the
         old file whole (``KuzuSession.rebuild``).
         """
-        graph, path = self.stores.graph, self.stores.settings.graph_file
-        if not path.exists():
+        graph = self.stores.graph
+        path = graph.file
+        if path is None:
             return False  # a graph with no file of its own (a server database): nothing to rewrite
         graph.checkpoint()
         size = path.stat().st_size

@@ -77,7 +77,7 @@ class KuzuGraphStore:
     def __init__(
         self, path: Path, *, max_db_size: int, buffer_pool_bytes: int, fact_cache_bytes: int = 32 << 20
     ) -> None:
-        self.path = path
+        self.path = self.file = path
         engine_upgrade.upgrade(path, max_db_size=max_db_size, buffer_pool_bytes=buffer_pool_bytes)
         migrations.refuse_newer(path)
         self._read = GraphIndex.beside(path)

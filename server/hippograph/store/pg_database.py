@@ -14,6 +14,8 @@ What each table holds is said where the store that uses it is written (``pg_gaps
 from __future__ import annotations
 
 import logging
+import threading
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
@@ -21,6 +23,8 @@ from typing import Any
 from hippograph.domain.errors import StoreError
 
 log = logging.getLogger(__name__)
+
+_CLAIM_POLL_S = 0.01  # how often a claim another server holds is asked for again
 
 
 def no_value_statistics(tables_like: str) -> str:
@@ -167,6 +171,9 @@ class PgDatabase:
         psycopg, psycopg_pool = _driver()
         self._errors = psycopg.Error
         self.where = _where(url)
+        self._url, self._connect, self._timeout_s = url, psycopg.connect, timeout_s
+        self._claims: Any = None  # the connection every claim (``claiming``) is held on
+        self._claims_lock = threading.Lock()
         self._pool = psycopg_pool.ConnectionPool(
             url, min_size=1, max_size=max_connections, timeout=timeout_s, open=False
         )
@@ -180,6 +187,10 @@ class PgDatabase:
             raise StoreError(f"could not open the PostgreSQL store at {self.where}: {err}") from err
 
     def close(self) -> None:
+        with self._claims_lock:
+            if self._claims is not None:
+                self._claims.close()
+                self._claims = None
         self._pool.close()
 
     @contextmanager
@@ -195,19 +206,52 @@ class PgDatabase:
     @contextmanager
     def holding(self, key: int) -> Iterator[None]:
         """Hold the advisory lock ``key`` (waiting for any other holder, on any server) on a
-        connection of its own until the block ends."""
-        with self._pool.connection() as conn:
-            conn.autocommit = True
-            try:
-                conn.execute("SELECT pg_advisory_lock(%s)", (key,))
+        connection of its own until the block ends. For a lock one thread of a process takes
+        at a time (the writer's); ``claiming`` is for one that many threads hold at once."""
+        try:
+            with self._pool.connection() as conn:
+                conn.autocommit = True
                 try:
-                    yield
+                    conn.execute("SELECT pg_advisory_lock(%s)", (key,))
+                    try:
+                        yield
+                    finally:
+                        conn.execute("SELECT pg_advisory_unlock(%s)", (key,))
                 finally:
-                    conn.execute("SELECT pg_advisory_unlock(%s)", (key,))
+                    conn.autocommit = False
+        except self._errors as err:
+            raise StoreError(f"the PostgreSQL store at {self.where} failed: {err}") from err
+
+    @contextmanager
+    def claiming(self, key: int) -> Iterator[None]:
+        """Hold the advisory lock ``key`` until the block ends, waiting for a holder on another
+        server: for locks a process holds many of at once (one per write in flight). All of them
+        live on one connection outside the pool, so a write waiting for its claim holds no
+        connection the writes ahead of it need (each on a pooled connection, four writes in
+        flight took the whole pool, and the one holding the writer's lock failed for want of a
+        connection to write with). The caller serialises claims of one key within the process."""
+        while not self._on_claims("SELECT pg_try_advisory_lock(%s)", key):
+            time.sleep(_CLAIM_POLL_S)
+        try:
+            yield
+        finally:
+            self._on_claims("SELECT pg_advisory_unlock(%s)", key)
+
+    def _on_claims(self, query: str, key: int) -> bool:
+        """Run a one-value advisory lock function on the claims' connection (made at first use,
+        and again after a failure, which lets go of every claim it held)."""
+        with self._claims_lock:
+            try:
+                if self._claims is None:
+                    self._claims = self._connect(
+                        self._url, autocommit=True, connect_timeout=max(1, int(self._timeout_s))
+                    )
+                return bool(self._claims.execute(query, (key,)).fetchone()[0])
             except self._errors as err:
+                if self._claims is not None:
+                    self._claims.close()
+                self._claims = None
                 raise StoreError(f"the PostgreSQL store at {self.where} failed: {err}") from err
-            finally:
-                conn.autocommit = False
 
     def vacuum_full(self, tables: Sequence[str]) -> None:
         """Rewrite ``tables`` without their dead row versions (after a purge: no deleted text is

@@ -60,6 +60,7 @@ class PgGraphStore(PgEdges):
     close first)."""
 
     written_elsewhere = True  # by every server of the memory
+    file = None  # the database's own files hold it
 
     def __init__(self, db: PgDatabase, *, owns_database: bool = False) -> None:
         super().__init__(db)

@@ -29,7 +29,7 @@ class PgReceipts:
         """Held while a write with this request id runs, on every server: a retry sent to
         another server at once waits, then finds the receipt and the first reply."""
         key = int.from_bytes(hashlib.blake2b(request_id.encode(), digest_size=8).digest(), "big", signed=True)
-        return self._s._db.holding(key)
+        return self._s._db.claiming(key)
 
     def get(self, request_id: str) -> Receipt | None:
         rows = self._s._rows(

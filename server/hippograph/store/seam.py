@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from datetime import datetime
+from pathlib import Path
 from typing import Any, NamedTuple, Protocol
 
 import numpy as np
@@ -195,6 +196,11 @@ class GraphStore(Protocol):
     def written_elsewhere(self) -> bool:
         """Other servers write this graph too (one database, several machines): nothing read
         from it may be held from one write to the next."""
+        ...
+
+    @property
+    def file(self) -> Path | None:
+        """The file the graph lives in, if it has one of its own (a server database has none)."""
         ...
 
     @property
