@@ -344,3 +344,20 @@ async def test_a_resource_read_the_request_got_wrong_is_invalid_params(
     assert refused.value.error.code == INVALID_PARAMS, refused.value.error
     assert says in refused.value.error.message, refused.value.error.message
     assert not [r for r in caplog.records if r.levelno >= logging.ERROR or r.exc_info], caplog.text
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        ({"scope": 123}, "scope 123 is not valid: use 'global', 'project:NAME' or 'session:ID'"),
+        ({"session_id": 123}, "session_id 123 is not valid: use up to 128 letters, digits"),
+    ],
+    ids=["scope", "session-id"],
+)
+def test_the_service_refuses_a_scope_or_session_id_that_is_not_text(
+    memory: Memory, arguments: dict[str, Any], message: str
+) -> None:
+    before = _state(memory)
+    with pytest.raises(InvalidInput, match=message):
+        memory.remember("Ines grows figs in Faro", **arguments)
+    assert _state(memory) == before

@@ -128,7 +128,7 @@ def query(value: str, field: str, *, max_chars: int) -> str:
 def scope(value: str | None) -> str:
     if value is None or value == "":
         return GLOBAL_SCOPE
-    cleaned = value.strip()
+    cleaned = value.strip() if isinstance(value, str) else ""
     if not _SCOPE.match(cleaned):
         raise InvalidInput(
             f"scope {shown(value)} is not valid: use 'global', 'project:NAME' or 'session:ID' "
@@ -140,7 +140,7 @@ def scope(value: str | None) -> str:
 def session_id(value: str | None) -> str | None:
     if value is None or value == "":
         return None
-    if not _SESSION.match(value):
+    if not isinstance(value, str) or not _SESSION.match(value):
         raise InvalidInput(
             f"session_id {shown(value)} is not valid: use up to 128 letters, digits, '.', '-', '_' or ':'"
         )
