@@ -33,7 +33,7 @@ import numpy as np
 from hippograph.domain import lifecycle as lc
 from hippograph.domain.models import ACTIVE_STATUSES, FACT_EDGES, EdgeType, Entity
 from hippograph.retrieval import ranking
-from hippograph.retrieval.fusion import Candidate, fuse
+from hippograph.retrieval.fusion import Candidate, fuse, shared_ranks
 from hippograph.retrieval.policy import RetrievalPolicy
 from hippograph.retrieval.ranking import Lookback, Ranked
 from hippograph.store.entity_index import EntityIndex
@@ -270,10 +270,9 @@ class Retriever:
         allowed = self._visible(view, reached, where)
         order = sorted((fid for fid in reached if fid in allowed), key=lambda f: (-activation[f].value, f))
         weight = weights.get("graph", 1.0)
-        rank_of: dict[float, int] = {}  # facts reached alike share a rank (as ``fuse`` does)
-        for place, fid in enumerate(order, 1):
+        ranks = shared_ranks((activation[fid].value, place) for place, fid in enumerate(order, 1))
+        for fid, rank in zip(order, ranks, strict=True):
             act = activation[fid]
-            rank = rank_of.setdefault(act.value, place)
             candidate = fused.setdefault(fid, Candidate(fid))
             candidate.fused += weight * act.value / (p.rrf_k + rank)
             candidate.channels["graph"] = {
