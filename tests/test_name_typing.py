@@ -46,3 +46,13 @@ def test_a_name_opening_its_sentence_is_found_and_an_ordinary_first_word_is_not(
     assert _typed(memory, "Rosalind maintains the CI runners.", "project:f") == {"Rosalind": "person"}
     assert _typed(memory, "Pottery class was fun today.", "project:g") == {}
     assert _typed(memory, "Thanks for fixing the flaky test!", "project:h") == {}
+
+
+def test_a_request_opening_a_recognised_name_is_no_part_of_it(memory: Memory) -> None:
+    # The recogniser takes the verb in: "Tell Marco" (person), "Email Tomasz" (organization).
+    finder = NameFinder(shared_recogniser())
+    assert [n.text for n in finder.find("Tell Marco the build is green.")] == ["Tell Marco"]
+    assert _typed(memory, "Tell Marco the build is green.", "project:i") == {"Marco": "person"}
+    assert list(_typed(memory, "Ping Sarah Lee about the outage.", "project:j")) == ["Sarah Lee"]
+    # A first name opening the sentence is the name's own.
+    assert _typed(memory, "Priya Raman said the budget is fine.", "project:k") == {"Priya Raman": "person"}

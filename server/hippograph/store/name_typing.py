@@ -40,7 +40,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from hippograph.store.embed import Embedder
-from hippograph.text.names import UNKNOWN_TYPE, Name
+from hippograph.text.names import UNKNOWN_TYPE, Name, opening_word, without_opening_word
 
 _EXAMPLES = {
     "person": """James Maria Mohammed Wei Olga Aarav Fatima Carlos Yuki Amara Lukas Sofia Ahmed
@@ -134,8 +134,10 @@ class NameTyper:
         known: Callable[[int, Name], bool],
     ) -> list[list[Name]]:
         """Each text's names with each judged name's type as the model and the recogniser agree
-        on it, less a sentence's first word that is no name; a name ``known(text index, name)``
-        (an entity has it already) is left as it is."""
+        on it, less a sentence's first word that is no name (alone, or opening a recognised name:
+        "Tell Marco" is Marco); a name ``known(text index, name)`` (an entity has it already) is
+        left as it is."""
+        texts_names = self._without_opening_words(texts, texts_names)
         judged = [
             (t, i)
             for t, names in enumerate(texts_names)
@@ -156,6 +158,27 @@ class NameTyper:
         if names:
             self._type(texts, texts_names, typed, names, examples)
         return [[n for i, n in enumerate(found) if (t, i) not in words] for t, found in enumerate(typed)]
+
+    def _without_opening_words(
+        self, texts: Sequence[str], texts_names: Sequence[Sequence[Name]]
+    ) -> Sequence[Sequence[Name]]:
+        """The names, each recognised name that opens its sentence without its first word where
+        that word is nearer the ordinary words that open sentences than any type's names."""
+        openers = {
+            (t, i): word
+            for t, names in enumerate(texts_names)
+            for i, n in enumerate(names)
+            if n.how == "ner" and (word := opening_word(texts[t], n)) is not None
+        }
+        if not openers:
+            return texts_names
+        examples = self._example_vectors()
+        vectors = zip(openers, self._vectors(list(openers.values())), strict=True)
+        words = {ti for ti, vector in vectors if not self._is_name(examples, vector)}
+        return [
+            [without_opening_word(n) if (t, i) in words else n for i, n in enumerate(names)]
+            for t, names in enumerate(texts_names)
+        ]
 
     def _type(
         self,

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["HONORIFIC", "apposed_type", "cued_type", "head_type", "title_before"]
+__all__ = ["HONORIFIC", "apposed_type", "cued_type", "head_type", "names_its_kind", "title_before"]
 
 # Titles that come before a person's name ("Mr. Petrov", "Aunt Rosa", "Dr Okafor").
 HONORIFIC = re.compile(
@@ -101,6 +101,13 @@ def head_type(name: str) -> str | None:
     if len(words) >= 3 and words[1].casefold() == "of" and words[0].casefold() in _OF_HEADS:
         return _OF_HEADS[words[0].casefold()]
     return _HEAD.get(words[-1].casefold())
+
+
+def names_its_kind(name: str) -> bool:
+    """Whether a name of several words says what it is in its first or last word ("Project
+    Apollo", "Lake Tahoe", "University of Toronto", "Northwind Traders")."""
+    first = name.split(" ", 1)[0].casefold()
+    return first in _KIND or first in _OF_HEADS or first == "project" or head_type(name) is not None
 
 
 def _kind(phrase: str) -> str | None:

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 
 from hippograph.domain.models import name_key
-from hippograph.text.name_cues import HONORIFIC, apposed_type, head_type, title_before
+from hippograph.text.name_cues import HONORIFIC, apposed_type, head_type, names_its_kind, title_before
 from hippograph.text.query_intent import STOPWORDS, is_stopword
 
 __all__ = [
@@ -27,7 +27,9 @@ __all__ = [
     "code_identifiers",
     "keep",
     "merge",
+    "opening_word",
     "speaker",
+    "without_opening_word",
 ]
 
 UNKNOWN_TYPE = "concept"
@@ -176,6 +178,22 @@ def addressed(text: str, start: int, end: int) -> bool:
     if closes and all(w in _INTERJECTIONS for w in lead):
         return True
     return sentence.rstrip().endswith(",") and (not after or after[0] in "!?.")
+
+
+def opening_word(text: str, name: Name) -> str | None:
+    """The first word of a name of several words that opens its sentence ("Tell Marco", "Ping
+    Sarah Lee", but also "Priya Raman"): a request's verb or a greeting, or the name's own first
+    word, which the text cannot tell (the name typer judges); None for any other name, and for
+    one that says what it is ("Project Apollo", "Lake Tahoe": the word is the name's)."""
+    first, _, rest = name.text.partition(" ")
+    opens = rest and _opens_sentence(text, name.start) and not names_its_kind(name.text)
+    return first if opens else None
+
+
+def without_opening_word(name: Name) -> Name:
+    """``name`` without its first word ("Tell Marco" -> "Marco")."""
+    first, _, rest = name.text.partition(" ")
+    return replace(name, text=rest, start=name.start + len(first) + 1)
 
 
 def _opens_sentence(text: str, start: int) -> bool:
