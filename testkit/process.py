@@ -6,15 +6,21 @@ import os
 import socket
 import subprocess
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 import anyio
+from pydantic import SecretStr
+
+from hippograph.config import Settings
 
 PYTHON = sys.executable
+# Where a data dir's memory lives when it is not in the data dir: set by a test run on PostgreSQL
+# (``HIPPOGRAPH_TEST_BACKEND=postgresql``) to give each data dir a database of its own.
+store_url_for: Callable[[Path], str] | None = None
 
 
 def server_env(data_dir: Path, models_dir: Path, **extra: str) -> dict[str, str]:
@@ -28,8 +34,18 @@ def server_env(data_dir: Path, models_dir: Path, **extra: str) -> dict[str, str]
     }
     if "PYTHONPATH" in os.environ:  # a source checkout run without installing it
         env["PYTHONPATH"] = os.environ["PYTHONPATH"]
+    if store_url_for is not None:
+        env["HIPPOGRAPH_STORE_URL"] = store_url_for(data_dir)
     env.update(extra)
     return env
+
+
+def settings_at(data_dir: Path, models_dir: Path, **fields: Any) -> Settings:
+    """The settings a server started on ``data_dir`` has (``server_env``), to open its memory in
+    this process: on PostgreSQL, with the data dir's database."""
+    if store_url_for is not None:
+        fields.setdefault("store_url", SecretStr(store_url_for(data_dir)))
+    return Settings(data_dir=data_dir, models_dir=models_dir, **fields)
 
 
 def run_cli(

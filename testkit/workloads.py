@@ -16,11 +16,10 @@ from pathlib import Path
 import anyio
 from mcp import ClientSession
 
-from hippograph.config import Settings
 from hippograph.service.memory import Memory
 from hippograph.sharing.ownership import read_owner
 from testkit.client import connect_http, stdio_session
-from testkit.process import http_server
+from testkit.process import http_server, settings_at
 
 
 @dataclass
@@ -179,7 +178,7 @@ async def owner_kills(data_dir: Path, models_dir: Path, rounds: int, proxies: in
 def verify(data_dir: Path, models_dir: Path, acknowledged: list[str]) -> dict[str, int]:
     """Open the stores directly: every acknowledged fact is in Kùzu, none is stored twice, and
     LanceDB agrees with Kùzu."""
-    memory = Memory.open(Settings(data_dir=data_dir, models_dir=models_dir))
+    memory = Memory.open(settings_at(data_dir, models_dir))
     try:
         in_graph = memory.graph.fact_ids()
         in_index = set(memory.vectors.ids("facts"))

@@ -84,6 +84,13 @@ def pg_templates() -> dict[Path, str]:
     return {}
 
 
+@pytest.fixture(scope="session")
+def pg_databases() -> dict[Path, str]:
+    """On PostgreSQL: the URL of the database each data dir's memory is in (a server or the CLI
+    started on that data dir uses it: tests/e2e/conftest.py)."""
+    return {}
+
+
 def _store_settings(request: pytest.FixtureRequest, data_dir: Path, like: Path | None) -> Settings:
     """Settings of a memory in ``data_dir``; on PostgreSQL, with a new database made from the one
     that holds ``like``'s memory (None: an empty database)."""
@@ -93,6 +100,7 @@ def _store_settings(request: pytest.FixtureRequest, data_dir: Path, like: Path |
         return settings
     templates: dict[Path, str] = request.getfixturevalue("pg_templates")
     url = new_database(request.getfixturevalue("pg_server"), template=templates[like] if like else None)
+    request.getfixturevalue("pg_databases")[data_dir.resolve()] = url
     return settings.model_copy(update={"store_url": SecretStr(url)})
 
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from datetime import datetime, timedelta
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -39,8 +38,8 @@ QUESTIONS = [
 
 
 @pytest.fixture
-async def opened(tmp_path: Path, models_dir: Path, embedder: FastEmbedder) -> AsyncIterator[Opener]:
-    opener = Opener(Settings(data_dir=tmp_path / "data", models_dir=models_dir), embedder)
+async def opened(settings: Settings, embedder: FastEmbedder) -> AsyncIterator[Opener]:
+    opener = Opener(settings, embedder)
     yield opener
     opener.close()
 

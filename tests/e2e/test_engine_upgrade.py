@@ -21,6 +21,8 @@ from hippograph.store.embed import FastEmbedder
 from hippograph.store.engine_upgrade import upgrade_paths
 from tests.test_engine_upgrade import _expected, _exported, _old_data_dir
 
+pytestmark = pytest.mark.embedded  # the embedded graph engine's upgrade
+
 _OPEN_GRAPH = """
 import sys
 from pathlib import Path

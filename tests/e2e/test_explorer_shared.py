@@ -15,13 +15,12 @@ import httpx
 import pytest
 from starlette.testclient import TestClient
 
-from hippograph.config import Settings
 from hippograph.explorer import build_app
 from hippograph.service.memory import Memory
 from hippograph.sharing.proxy import SharedMemory
 from hippograph.store.embed import FastEmbedder
 from testkit.client import call, stdio_session
-from testkit.process import PYTHON, free_port, run_cli, server_env
+from testkit.process import PYTHON, free_port, run_cli, server_env, settings_at
 
 PAGE = {"X-Hippograph-Explorer": "1", "Origin": "http://127.0.0.1:8766"}
 
@@ -34,7 +33,7 @@ async def test_the_explorer_reads_and_confirms_through_the_owner_keeping_scopes_
     async with stdio_session(data_dir, models_dir) as server:
         told = await call(server, "remember", content="Priya leads the Falcon project", entities=["Priya"])
         hidden = await call(server, "remember", content="Falcon ships in May", scope="project:falcon")
-        proxy = SharedMemory.open(Settings(data_dir=data_dir, models_dir=models_dir), embedder=embedder)
+        proxy = SharedMemory.open(settings_at(data_dir, models_dir), embedder=embedder)
 
         def browse() -> tuple[dict[str, Any], dict[str, Any], httpx.Response]:
             with TestClient(build_app(proxy), base_url="http://127.0.0.1:8766") as client:
@@ -113,7 +112,7 @@ def test_explore_on_a_taken_port_says_so_and_what_to_pass(
     tmp_path: Path, models_dir: Path, embedder: FastEmbedder
 ) -> None:
     data_dir = tmp_path / "data"
-    Memory.open(Settings(data_dir=data_dir, models_dir=models_dir), embedder=embedder).close()
+    Memory.open(settings_at(data_dir, models_dir), embedder=embedder).close()
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
         taken.listen(1)

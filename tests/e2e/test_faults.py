@@ -15,14 +15,13 @@ from pathlib import Path
 import anyio
 import pytest
 
-from hippograph.config import Settings
 from hippograph.domain.errors import DiskFull
 from hippograph.service.memory import Memory
 from hippograph.sharing.ownership import lock_path, read_owner
 from hippograph.store.embed import FastEmbedder
 from testkit.client import call, stdio_session
 from testkit.mounts import mounts_under, release_leftovers, unmount
-from testkit.process import run_cli
+from testkit.process import run_cli, settings_at
 
 
 @pytest.fixture
@@ -74,7 +73,7 @@ def _fill(disk: Path, leave: int) -> Path:
 def test_a_full_disk_refuses_writes_clearly_and_reads_go_on(
     small_disk: Path, models_dir: Path, embedder: FastEmbedder
 ) -> None:
-    settings = Settings(data_dir=small_disk / "data", models_dir=models_dir)
+    settings = settings_at(small_disk / "data", models_dir)
     memory = Memory.open(settings, embedder=embedder)
     try:
         kept = [

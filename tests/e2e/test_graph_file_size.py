@@ -3,11 +3,15 @@ rewritten compactly at close, with everything it held (issue 16: 49 MB for 46 fa
 
 from __future__ import annotations
 
+import pytest
+
 from hippograph.config import Settings
 from hippograph.service.memory import Memory
 from hippograph.service.upkeep import COMPACT_FLOOR
 from hippograph.store.embed import FastEmbedder
 from hippograph.store.seam import COMPACT_BYTES
+
+pytestmark = pytest.mark.embedded  # the embedded graph's file
 
 
 def _session(memory: Memory, n: int) -> None:

@@ -17,6 +17,7 @@ from hippograph.store.embed import FastEmbedder
 from hippograph.store.migrations import version_mark
 from testkit.client import call_error, stdio_session
 from testkit.process import run_cli as _run_cli
+from testkit.process import settings_at
 
 
 def _digest(path: Path) -> dict[str, str]:
@@ -40,7 +41,7 @@ def test_data_dir_that_cannot_be_created_exits_2_with_a_clear_message(
 
 
 def _data_dir_of_a_newer_hippograph(data_dir: Path, models_dir: Path, embedder: FastEmbedder) -> None:
-    memory = Memory.open(Settings(data_dir=data_dir, models_dir=models_dir), embedder=embedder)
+    memory = Memory.open(settings_at(data_dir, models_dir), embedder=embedder)
     memory.remember("Dana writes Rust at work")
     memory.close()
     db = ladybug.Database(str(data_dir / "graph.kuzu"))
@@ -51,6 +52,7 @@ def _data_dir_of_a_newer_hippograph(data_dir: Path, models_dir: Path, embedder: 
     version_mark(data_dir / "graph.kuzu").write_text("99")  # written first by any newer hippograph
 
 
+@pytest.mark.embedded  # the embedded stores' schema mark
 def test_newer_schema_version_is_refused_and_left_untouched(
     tmp_path: Path, models_dir: Path, embedder: FastEmbedder
 ) -> None:
@@ -66,6 +68,7 @@ def test_newer_schema_version_is_refused_and_left_untouched(
     assert _digest(data_dir) == before
 
 
+@pytest.mark.embedded  # a data dir of a newer hippograph's embedded stores
 @pytest.mark.anyio
 async def test_a_server_answers_initialize_before_its_stores_open_and_tools_say_why_they_cannot(
     tmp_path: Path, models_dir: Path, embedder: FastEmbedder
@@ -88,7 +91,7 @@ async def test_a_server_answers_initialize_before_its_stores_open_and_tools_say_
 
 def test_stats_command_reports_counts(tmp_path: Path, models_dir: Path, embedder: FastEmbedder) -> None:
     data_dir = tmp_path / "data"
-    memory = Memory.open(Settings(data_dir=data_dir, models_dir=models_dir), embedder=embedder)
+    memory = Memory.open(settings_at(data_dir, models_dir), embedder=embedder)
     memory.remember("Erin maintains the billing service", entities=["Erin"])
     memory.close()
     result = _run_cli(data_dir, models_dir, "stats", "--json")
@@ -111,6 +114,7 @@ os._exit(0)
 """
 
 
+@pytest.mark.embedded  # two embedded stores, one crash between their writes
 def test_a_clean_close_skips_reconcile_and_a_crash_does_not(
     settings: Settings, embedder: FastEmbedder, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -142,6 +146,7 @@ def test_a_clean_close_skips_reconcile_and_a_crash_does_not(
         mem.close()
 
 
+@pytest.mark.embedded  # on PostgreSQL the database, not the data dir, holds the memory
 @pytest.mark.parametrize("command", [["stats"], ["search", "anything"], ["export"], ["doctor"], ["maintain"]])
 def test_a_command_that_needs_a_memory_refuses_a_data_dir_without_one_and_creates_nothing(
     tmp_path: Path, models_dir: Path, command: list[str]

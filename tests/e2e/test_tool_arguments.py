@@ -10,11 +10,11 @@ from pathlib import Path
 import anyio.to_thread
 import pytest
 
-from hippograph.config import Settings
 from hippograph.domain.errors import InvalidInput
 from hippograph.sharing.proxy import SharedMemory
 from hippograph.store.embed import FastEmbedder
 from testkit.client import call, stdio_session
+from testkit.process import settings_at
 
 pytestmark = pytest.mark.anyio
 
@@ -25,7 +25,7 @@ async def test_the_owner_rpc_refuses_an_unknown_argument_the_same_way(
     data_dir = tmp_path / "data"
     async with stdio_session(data_dir, models_dir) as owner:
         await call(owner, "search", query="anything")  # the server process now owns the data dir
-        proxy = SharedMemory.open(Settings(data_dir=data_dir, models_dir=models_dir), embedder=embedder)
+        proxy = SharedMemory.open(settings_at(data_dir, models_dir), embedder=embedder)
         try:
             assert not proxy.is_owner
             arguments = {"content": "Ines likes dates", "bogus_field": 1}

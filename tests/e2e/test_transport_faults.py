@@ -22,12 +22,11 @@ import pytest
 from anyio.abc import ByteStream, Process
 from anyio.streams.buffered import BufferedByteReceiveStream
 
-from hippograph.config import Settings
 from hippograph.service.memory import Memory
 from hippograph.sharing.ownership import read_owner
 from hippograph.store.embed import FastEmbedder
 from testkit.client import HEADERS, INIT, call, connect_http
-from testkit.process import PYTHON, http_server, server_env
+from testkit.process import PYTHON, http_server, server_env, settings_at
 
 pytestmark = pytest.mark.anyio
 
@@ -301,7 +300,7 @@ async def test_sigterm_closes_the_memory_cleanly(
     reconciles: list[object] = []
     real = Memory.reconcile
     monkeypatch.setattr(Memory, "reconcile", lambda self: reconciles.append(self) or real(self))
-    memory = Memory.open(Settings(data_dir=data_dir, models_dir=models_dir), embedder=embedder)
+    memory = Memory.open(settings_at(data_dir, models_dir), embedder=embedder)
     try:
         assert reconciles == []
         assert [hit.id for hit in memory.search("who waters the ferns", limit=1).results] == [fact["id"]]
