@@ -361,3 +361,26 @@ def test_the_service_refuses_a_scope_or_session_id_that_is_not_text(
     with pytest.raises(InvalidInput, match=message):
         memory.remember("Ines grows figs in Faro", **arguments)
     assert _state(memory) == before
+
+
+async def test_a_failure_inside_hippograph_says_so_and_what_to_do_without_its_text(
+    served: tuple[Client, Memory], monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    # A fault of the server or an engine, not of the call: not the SDK's bare "Error executing
+    # tool", nor the exception's own text (it may quote stored content).
+    client, _ = served
+
+    def fail(*_: object, **__: object) -> None:
+        raise RuntimeError("Buffer manager exception: the pool is full (Ines grows figs)")
+
+    monkeypatch.setattr(Memory, "remember", fail)
+    monkeypatch.setattr(Memory, "search", fail)
+    with caplog.at_level(logging.ERROR, logger="hippograph.mcp_app"):
+        wrote = await _refused(client, "remember", {"content": "Ines grows figs in Faro"})
+        read = await _refused(client, "search", {"query": "figs"})
+    for message, tool in ((wrote, "remember"), (read, "search")):
+        assert f"{tool} failed inside hippograph (RuntimeError), not because of its arguments" in message
+        assert "hippograph doctor" in message and "figs" not in message
+    assert "search for it before sending it again" in wrote
+    assert "Try once more" in read
+    assert "Buffer manager exception" in caplog.text  # the log keeps the details

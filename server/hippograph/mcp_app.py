@@ -15,6 +15,7 @@ window on project X, a desktop chat on global) each keep their own.
 from __future__ import annotations
 
 import inspect
+import logging
 import sys
 from collections.abc import Callable
 from typing import Annotated, Any, Literal, TypeVar
@@ -58,6 +59,8 @@ from hippograph.domain.errors import HippographError, InvalidInput, NotFound
 from hippograph.domain.models import GLOBAL_SCOPE
 from hippograph.mcp_resources import ENTITY_TEMPLATE, add_resources
 from hippograph.wire import answering_malformed, stdin_lines
+
+log = logging.getLogger(__name__)
 
 INSTRUCTIONS = """\
 hippograph is your long-term memory about the user and their work, kept across conversations.
@@ -143,6 +146,11 @@ def _tool(
             result = await anyio.to_thread.run_sync(lambda: getattr(memory, name)(**arguments))
         except HippographError as err:
             raise ToolError(str(err)) from err
+        except Exception as err:
+            # A fault of hippograph or its engines, not of the call: say so, and what to do,
+            # without the exception's text (it may quote stored content); the log has it all.
+            log.exception("%s failed unexpectedly", name)
+            raise ToolError(_unexpected(name, operation.read_only, err)) from err
         if ctx is not None and progress is not None:
             await ctx.report_progress(2, 2, progress[1](result))
         if not operation.read_only:
@@ -170,6 +178,20 @@ def _tool(
 # schemas from its function's signature (~18 ms a tool, 10 tools), which is the same for every
 # server of a process (a test run builds hundreds).
 _MADE: dict[str, Tool] = {}
+
+
+def _unexpected(name: str, read_only: bool, err: Exception) -> str:
+    """What a tool answers when hippograph itself failed running it."""
+    then = (
+        "Try once more; if it fails again, tell the user and suggest `hippograph doctor`."
+        if read_only
+        else "It may or may not have been stored: search for it before sending it again, and if "
+        "this repeats, tell the user and suggest `hippograph doctor`."
+    )
+    return (
+        f"{name} failed inside hippograph ({type(err).__name__}), not because of its arguments; "
+        f"the server's log (its standard error, kept by the MCP client) has the details. {then}"
+    )
 
 
 def _as_tool(operation: Operation, fn: Callable[..., Any]) -> Tool:
