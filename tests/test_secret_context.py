@@ -250,6 +250,12 @@ def test_prefixed_tokens_of_other_shapes_are_found(name: str, make: Callable[[ra
     assert _rate(make) >= 0.9, name
 
 
+@pytest.mark.parametrize("prefix", ["zqkey_", "tskey-", "zq_tok_", "apikey-", "secret-"])
+def test_a_prefix_that_says_key_or_token_takes_a_shorter_body(prefix: str) -> None:
+    assert _rate(lambda rng: prefix + "".join(rng.choices(BASE62, k=20))) >= 0.9  # measured: 0.99-1.0
+    assert _rate(lambda rng: "zq_" + "".join(rng.choices(BASE62, k=20))) == 0.0  # an id's length
+
+
 @pytest.mark.parametrize(
     ("prefix", "alphabet", "length"),
     [

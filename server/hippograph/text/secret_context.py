@@ -292,11 +292,18 @@ _ID_PREFIX = re.compile(
 )
 
 
+# A prefix that says "key" or "token" itself (`tskey-`, `zq_tok_`, `apikey-`) names a secret, not an
+# id: its body may be as short as a key's.
+_CREDENTIAL_PART = re.compile(r"(?i)[a-z0-9]*key|tok|token|secret|sec|pat|pwd|pass|auth|api|cred|creds|sk|rk")
+
+
 def prefixed_token_findings(text: str) -> Iterator[tuple[int, int]]:
     """(start, end) of each token shaped like a vendor's self-identifying secret."""
     for match in _PREFIXED.finditer(text):
         body = match.group("body")
-        if len(body) < 26 or _ID_PREFIX.fullmatch(match.group("prefix")):
+        head = re.split(r"[_.-]+", text[match.start() : match.start("body")])
+        least = 16 if any(map(_CREDENTIAL_PART.fullmatch, head)) else 26
+        if len(body) < least or _ID_PREFIX.fullmatch(match.group("prefix")):
             continue
         classes = sum(any(f(c) for c in body) for f in (str.isupper, str.islower, str.isdigit))
         # Digests are hex in one case; a body of hex digits in both cases is drawn at random.
