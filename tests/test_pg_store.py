@@ -47,6 +47,44 @@ def test_a_database_of_a_newer_schema_is_refused_and_left_as_it_is(pg_db: PgData
     assert pg_db.schema_version() == SCHEMA_VERSION + 1
 
 
+def test_a_request_lock_another_server_holds_is_waited_for(pg_url: str) -> None:
+    first, second = PgDatabase(pg_url), PgDatabase(pg_url)
+    order: list[str] = []
+
+    def take() -> None:
+        with second.claiming(7):
+            order.append("second")
+
+    try:
+        with first.claiming(7):
+            waiter = threading.Thread(target=take)
+            waiter.start()
+            waiter.join(0.3)
+            order.append("first done")
+        waiter.join(5)
+        assert order == ["first done", "second"]
+    finally:
+        first.close()
+        second.close()
+
+
+def test_a_request_lock_lost_with_its_connection_fails_no_call_and_the_next_one_works(pg_url: str) -> None:
+    import psycopg
+
+    db = PgDatabase(pg_url)
+    try:
+        with db.claiming(42), psycopg.connect(pg_url, autocommit=True) as other:
+            # The claims' connection killed while the claim is held: the block's result stands.
+            killed = other.execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND objid = 42"
+            ).fetchall()
+            assert killed == [(True,)]
+        with db.claiming(42):  # a new connection
+            pass
+    finally:
+        db.close()
+
+
 def test_an_unreachable_database_is_a_store_error_without_the_password(tmp_path: Path) -> None:
     url = f"postgresql://someone:hunter2secret@/nowhere?host={tmp_path}&connect_timeout=1"
     with pytest.raises(StoreError) as caught:

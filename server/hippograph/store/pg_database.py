@@ -235,7 +235,10 @@ class PgDatabase:
         try:
             yield
         finally:
-            self._on_claims("SELECT pg_advisory_unlock(%s)", key)
+            try:
+                self._on_claims("SELECT pg_advisory_unlock(%s)", key)
+            except StoreError as err:  # the connection is gone, and the claim with it
+                log.warning("could not let go of a request's lock: %s", err)
 
     def _on_claims(self, query: str, key: int) -> bool:
         """Run a one-value advisory lock function on the claims' connection (made at first use,
