@@ -16,8 +16,9 @@ import numpy as np
 
 # Up to this many rows, every pair is compared (20k rows: ~1.5e11 multiply-adds, a few seconds).
 EXACT_ROWS = 20_000
-# Cells of the similarity matrix computed at once (float32: 16 MiB).
-_BLOCK_CELLS = 1 << 22
+# Cells of the similarity matrix computed at once (float32: 4 MiB; with the partition's int64
+# positions a block holds ~12 MiB: at 1 << 22, ~110 MB at the peak of a topics run at 6k facts).
+_BLOCK_CELLS = 1 << 20
 _SCALE = 127.0  # int8 unit vectors: components times this
 _KMEANS_ROUNDS = 8
 _SAMPLE_PER_CELL = 20  # rows of the k-means sample per cell
