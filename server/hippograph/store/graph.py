@@ -77,7 +77,7 @@ class KuzuGraphStore:
     def __init__(
         self, path: Path, *, max_db_size: int, buffer_pool_bytes: int, fact_cache_bytes: int = 32 << 20
     ) -> None:
-        self.path = self.file = path
+        self.file = path
         engine_upgrade.upgrade(path, max_db_size=max_db_size, buffer_pool_bytes=buffer_pool_bytes)
         migrations.refuse_newer(path)
         self._read = GraphIndex.beside(path)
@@ -148,7 +148,7 @@ class KuzuGraphStore:
         """Compare the graph index (with one built afresh beside it), the fact cache and the
         entity index with the stored graph; ``repair`` makes them agree."""
         with self._session.lock:
-            with tempfile.TemporaryDirectory(dir=self.path.parent) as scratch:
+            with tempfile.TemporaryDirectory(dir=self.file.parent) as scratch:
                 copy = Path(scratch) / "stored.index"
                 stored = GraphIndex(copy)
                 build_index(self._session, stored)
@@ -218,7 +218,7 @@ class KuzuGraphStore:
     def rebuild(self) -> None:
         """Rewrite the graph file from its contents (``KuzuSession.rebuild``); keep its new size."""
         self._session.rebuild()
-        self.set_meta(COMPACT_BYTES, str(self.path.stat().st_size))
+        self.set_meta(COMPACT_BYTES, str(self.file.stat().st_size))
 
     def writer(self) -> AbstractContextManager[None]:
         """Nothing beyond the service's write lock: one process owns an embedded graph."""

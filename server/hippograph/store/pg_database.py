@@ -186,6 +186,10 @@ class PgDatabase:
             self._pool.close()
             raise StoreError(f"could not open the PostgreSQL store at {self.where}: {err}") from err
 
+    def _failed(self, err: Exception) -> StoreError:
+        """A database failure, as a StoreError naming the database (never its password)."""
+        return StoreError(f"the PostgreSQL store at {self.where} failed: {err}")
+
     def close(self) -> None:
         with self._claims_lock:
             if self._claims is not None:
@@ -201,7 +205,7 @@ class PgDatabase:
             with self._pool.connection() as conn, conn.transaction():
                 yield conn
         except self._errors as err:
-            raise StoreError(f"the PostgreSQL store at {self.where} failed: {err}") from err
+            raise self._failed(err) from err
 
     @contextmanager
     def holding(self, key: int) -> Iterator[None]:
@@ -220,7 +224,7 @@ class PgDatabase:
                 finally:
                     conn.autocommit = False
         except self._errors as err:
-            raise StoreError(f"the PostgreSQL store at {self.where} failed: {err}") from err
+            raise self._failed(err) from err
 
     @contextmanager
     def claiming(self, key: int) -> Iterator[None]:
@@ -254,7 +258,7 @@ class PgDatabase:
                 if self._claims is not None:
                     self._claims.close()
                 self._claims = None
-                raise StoreError(f"the PostgreSQL store at {self.where} failed: {err}") from err
+                raise self._failed(err) from err
 
     def vacuum_full(self, tables: Sequence[str]) -> None:
         """Rewrite ``tables`` without their dead row versions (after a purge: no deleted text is
@@ -265,7 +269,7 @@ class PgDatabase:
                 for table in tables:
                     conn.execute(f"VACUUM FULL {table}")
             except self._errors as err:
-                raise StoreError(f"the PostgreSQL store at {self.where} failed: {err}") from err
+                raise self._failed(err) from err
             finally:
                 conn.autocommit = False
 
