@@ -240,7 +240,7 @@ def pg_db(pg_url: str) -> Iterator[PgDatabase]:
 
 
 def _kuzu_graph(tmp_path: Path) -> KuzuGraphStore:
-    return KuzuGraphStore(tmp_path / "graph.kuzu", max_db_size=1 << 32, buffer_pool_bytes=64 << 20)
+    return KuzuGraphStore(tmp_path / "graph.kuzu", max_db_size=1 << 32)
 
 
 @pytest.fixture(params=["kuzu", "postgresql"])

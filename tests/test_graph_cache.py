@@ -18,7 +18,7 @@ import pytest
 from hippograph.domain.errors import GraphCacheFull
 from hippograph.store.kuzu_session import KuzuSession
 
-_POOL = 32 << 20  # the smallest HIPPOGRAPH_KUZU_BUFFER_POOL_BYTES accepted
+_POOL = 32 << 20  # the smallest graph page cache (at HIPPOGRAPH_MEMORY_BUDGET_BYTES' minimum)
 
 
 def test_a_transaction_too_big_for_the_pool_says_so_and_the_store_stays_usable(tmp_path: Path) -> None:
@@ -29,7 +29,7 @@ def test_a_transaction_too_big_for_the_pool_says_so_and_the_store_stays_usable(t
         # 40 MB of new rows in one go, in a 16 MiB pool:
         with pytest.raises(GraphCacheFull, match="nothing of it was stored") as failed, session.transaction():
             session.run(create, {"n": 40_000, "prefix": "a", "body": "x" * 1000})
-        assert "HIPPOGRAPH_KUZU_BUFFER_POOL_BYTES" in str(failed.value)
+        assert "HIPPOGRAPH_MEMORY_BUDGET_BYTES" in str(failed.value)
         assert session.run("MATCH (n:Note) RETURN count(*) AS n") == [{"n": 0}]  # rolled back whole
         for part in range(10):  # the same rows in smaller commits fit
             session.run(create, {"n": 4_000, "prefix": f"b{part}_", "body": "x" * 1000})

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from hippograph.config import Settings
+from hippograph.config import MEMORY_BUDGET_MIN
 from hippograph.domain.models import FACT_EDGES, Entity
 from hippograph.service.memory import Memory
-from hippograph.store.embed import FastEmbedder
+from hippograph.store.cache_budget import CacheBudget
 from hippograph.store.graph import KuzuGraphStore
 from hippograph.store.graph_index import GraphIndex
 from hippograph.store.index_view import IndexView
@@ -205,23 +205,25 @@ def test_related_entities_come_strongest_first_and_follow_new_links() -> None:
     assert mirror.related_entities(["e_a"], limit=5) == [("e_a", "e_c", 0.9)]
 
 
-def test_the_fact_cache_keeps_to_its_budget_and_reads_the_rest_from_the_graph(
-    settings: Settings, embedder: FastEmbedder
-) -> None:
+def test_the_fact_cache_keeps_to_its_budget_and_reads_the_rest_from_the_graph(tmp_path: Path) -> None:
     budget = 3_000  # three of these facts (fact_cache.fact_bytes: ~850 B each)
-    memory = Memory.open(settings.model_copy(update={"cache_bytes": budget}), embedder=embedder)
+    cache = dataclasses.replace(CacheBudget.split(MEMORY_BUDGET_MIN), facts=budget)
+    graph = KuzuGraphStore(tmp_path / "graph.kuzu", max_db_size=1 << 32, cache=cache)
     try:
-        ids = [memory.remember(f"Note {n}: the quarterly review moved to room {n}").id for n in range(12)]
+        facts = [
+            make_fact(f"Note {n}: the quarterly review moved to room {n}", id=f"f_{n:02d}") for n in range(12)
+        ]
+        for fact in facts:  # one commit each, as remembers
+            graph.insert_facts([fact])
 
-        held, held_bytes = memory.graph._facts.held_bytes()
+        held, held_bytes = graph._facts.held_bytes()
         assert 0 < held <= 3 and held_bytes <= budget
-        facts = memory.graph.get_facts(ids)
-        expected = [f"Note {n}: the quarterly review moved to room {n}" for n in range(12)]
-        assert [facts[fid].content for fid in ids] == expected
-        assert memory.graph._facts.held_bytes()[1] <= budget
-        assert memory.graph.check_mirror(repair=False) == []
+        read = graph.get_facts([f.id for f in facts])
+        assert [read[f.id].content for f in facts] == [f.content for f in facts]
+        assert graph._facts.held_bytes()[1] <= budget
+        assert graph.check_mirror(repair=False) == []
     finally:
-        memory.close()
+        graph.close()
 
 
 def test_the_entity_index_follows_every_commit_and_doctor_repairs_drift(memory: Memory) -> None:
@@ -242,7 +244,7 @@ def test_the_entity_index_follows_every_commit_and_doctor_repairs_drift(memory: 
 
 
 def _small_graph(path: Path, start: int, count: int) -> None:
-    graph = KuzuGraphStore(path, max_db_size=1 << 32, buffer_pool_bytes=64 << 20)
+    graph = KuzuGraphStore(path, max_db_size=1 << 32)
     try:
         people = [Entity(id=f"e_{n}", name=f"Person {n}", type="person", scope="global") for n in range(5)]
         facts = [
@@ -269,7 +271,7 @@ def test_the_index_is_kept_across_a_clean_close_and_built_again_when_it_may_be_s
     # A crash leaves an index that no longer says it matches (or one from before later writes):
     # either way the next open builds it from the graph, and it holds all 80 facts.
     shutil.copy(tmp_path / "old.index", index)
-    graph = KuzuGraphStore(path, max_db_size=1 << 32, buffer_pool_bytes=64 << 20)
+    graph = KuzuGraphStore(path, max_db_size=1 << 32)
     try:
         assert graph.fact_count() == 80
         assert len(graph.view(EVERYWHERE).facts_about("e_1", limit=100, statuses=["staged"])) == 16
@@ -282,7 +284,7 @@ def test_the_index_is_kept_across_a_clean_close_and_built_again_when_it_may_be_s
     old.execute("CREATE TABLE link(seq INTEGER PRIMARY KEY, type TEXT, src TEXT, dst TEXT, props TEXT)")
     old.commit()
     old.close()
-    graph = KuzuGraphStore(path, max_db_size=1 << 32, buffer_pool_bytes=64 << 20)
+    graph = KuzuGraphStore(path, max_db_size=1 << 32)
     try:
         assert graph.fact_count() == 80 and graph.check_mirror(repair=False) == []
         assert graph.view(EVERYWHERE).fact_edges(["f_000001"]) == []
@@ -290,7 +292,7 @@ def test_the_index_is_kept_across_a_clean_close_and_built_again_when_it_may_be_s
         graph.close()
 
     index.write_bytes(b"not a database at all" * 100)  # a damaged file is built again too
-    graph = KuzuGraphStore(path, max_db_size=1 << 32, buffer_pool_bytes=64 << 20)
+    graph = KuzuGraphStore(path, max_db_size=1 << 32)
     try:
         assert graph.fact_count() == 80 and graph.check_mirror(repair=False) == []
     finally:
@@ -302,7 +304,7 @@ def test_a_commit_the_index_missed_makes_the_next_open_build_it_again(
 ) -> None:
     path = tmp_path / "graph.kuzu"
     _small_graph(path, 0, 10)
-    graph = KuzuGraphStore(path, max_db_size=1 << 32, buffer_pool_bytes=64 << 20)
+    graph = KuzuGraphStore(path, max_db_size=1 << 32)
     try:
 
         def disk_full(*args: object) -> None:
@@ -316,7 +318,7 @@ def test_a_commit_the_index_missed_makes_the_next_open_build_it_again(
     finally:
         graph.close()
 
-    graph = KuzuGraphStore(path, max_db_size=1 << 32, buffer_pool_bytes=64 << 20)
+    graph = KuzuGraphStore(path, max_db_size=1 << 32)
     try:
         assert graph.fact_count() == 11 and not graph.read.stale
         assert graph.check_mirror(repair=False) == []

@@ -20,7 +20,7 @@ def test_a_new_graph_store_logs_one_line_not_one_per_migration(
 ) -> None:
     assert len(kuzu_migrations()) > 1
     with caplog.at_level(logging.INFO, logger="hippograph.store.migrations"):
-        KuzuGraphStore(tmp_path / "graph.kuzu", max_db_size=1 << 32, buffer_pool_bytes=64 << 20).close()
+        KuzuGraphStore(tmp_path / "graph.kuzu", max_db_size=1 << 32).close()
     lines = [r.getMessage() for r in caplog.records if r.name == "hippograph.store.migrations"]
     assert lines == [
         f"created the graph store {tmp_path / 'graph.kuzu'} (schema version {len(kuzu_migrations())})"

@@ -22,6 +22,8 @@ DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 Transport = Literal["stdio", "sse", "http"]
 # URL schemes of the backends store_url may name.
 STORE_SCHEMES = ("postgresql", "postgres")
+# The smallest memory budget: the graph engine's share of it (3/8) must be at least 32 MiB.
+MEMORY_BUDGET_MIN = 86 << 20
 
 
 def is_loopback(host: str) -> bool:
@@ -97,13 +99,12 @@ class Settings(BaseSettings):
     kuzu_max_db_size: int = Field(
         default=1 << 36, description="Kùzu's virtual address-space cap in bytes (not disk use)."
     )
-    kuzu_buffer_pool_bytes: int = Field(
-        default=128 << 20, ge=32 << 20, description="Kùzu's page cache; bounds its share of RSS."
-    )
-    cache_bytes: int = Field(
-        default=32 << 20,
-        ge=0,
-        description="Memory for the facts read or written lately (the rest are read from the store).",
+    memory_budget_bytes: int = Field(
+        default=128 << 20,
+        ge=MEMORY_BUDGET_MIN,
+        description="Memory the stores keep for speed (page caches, facts read lately), split among "
+        "them (store/cache_budget.py); past it they read from disk. Beside it a server holds its code "
+        "and models (~350-430 MB).",
     )
 
     # Lifecycle (see lifecycle.LifecyclePolicy for the rest of the defaults).

@@ -27,7 +27,7 @@ _OPEN_GRAPH = """
 import sys
 from pathlib import Path
 from hippograph.store.graph import KuzuGraphStore
-KuzuGraphStore(Path(sys.argv[1]), max_db_size=1 << 36, buffer_pool_bytes=64 << 20).close()
+KuzuGraphStore(Path(sys.argv[1]), max_db_size=1 << 36).close()
 """
 
 

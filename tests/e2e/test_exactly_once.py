@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from hippograph.config import MEMORY_BUDGET_MIN
 from hippograph.service.memory import Memory
 from hippograph.store.embed import FastEmbedder
 from testkit.process import settings_at
@@ -32,7 +33,7 @@ def test_receipts_do_not_fill_a_small_buffer_pool(
     tmp_path: Path, models_dir: Path, embedder: FastEmbedder
 ) -> None:
     # Kùzu 0.11.3 leaked pool pages when a receipt's long reply was SET on it (failed at ~100).
-    settings = settings_at(tmp_path / "data", models_dir, kuzu_buffer_pool_bytes=32 << 20)
+    settings = settings_at(tmp_path / "data", models_dir, memory_budget_bytes=MEMORY_BUDGET_MIN)
     memory = Memory.open(settings, embedder=embedder)
     try:
         for i in range(250):

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from hippograph.config import Settings
+from hippograph.config import MEMORY_BUDGET_MIN, Settings
 from hippograph.domain.errors import StoreError
 from hippograph.service.memory import Memory
 from hippograph.store.embed import FastEmbedder
@@ -60,7 +60,7 @@ def test_a_log_no_pool_doubling_can_replay_is_refused_saying_which_setting_opens
     with pytest.raises(StoreError, match="replaying its log needs more than a 8 MiB") as refused:
         KuzuSession(path, max_db_size=1 << 32, buffer_pool_bytes=tiny)
 
-    assert "HIPPOGRAPH_KUZU_BUFFER_POOL_BYTES" in str(refused.value)
+    assert "HIPPOGRAPH_MEMORY_BUDGET_BYTES" in str(refused.value)
     assert "another hippograph process" not in str(refused.value)
     reopened = KuzuSession(path, max_db_size=1 << 32, buffer_pool_bytes=_POOL)  # nothing was lost
     try:
@@ -72,7 +72,9 @@ def test_a_log_no_pool_doubling_can_replay_is_refused_saying_which_setting_opens
 def test_hundreds_of_single_remembers_about_a_few_hubs_fit_the_smallest_pool(
     settings: Settings, embedder: FastEmbedder
 ) -> None:
-    small = settings.model_copy(update={"kuzu_buffer_pool_bytes": _POOL, "maintenance_interval_s": 0})
+    small = settings.model_copy(
+        update={"memory_budget_bytes": MEMORY_BUDGET_MIN, "maintenance_interval_s": 0}
+    )
     memory = Memory.open(small, embedder=embedder)
     n = 300  # a restart after many small commits; the session-level test below reproduces the failure
     try:

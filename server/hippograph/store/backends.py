@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from hippograph.config import Settings
+from hippograph.store.cache_budget import CacheBudget
 from hippograph.store.gap_log import GapLog
 from hippograph.store.graph import KuzuGraphStore
 from hippograph.store.seam import GapStore, GraphStore, TopicStore, VectorStore
@@ -31,8 +32,7 @@ def open_graph(settings: Settings) -> GraphStore:
     return KuzuGraphStore(
         settings.graph_file,
         max_db_size=settings.kuzu_max_db_size,
-        buffer_pool_bytes=settings.kuzu_buffer_pool_bytes,
-        fact_cache_bytes=settings.cache_bytes,
+        cache=CacheBudget.split(settings.memory_budget_bytes),
     )
 
 
@@ -42,7 +42,8 @@ def open_vectors(settings: Settings, graph: GraphStore, *, dim: int, model: str)
         from hippograph.store.pg_vectors import PgVectorStore
 
         return PgVectorStore(_database(graph), dim=dim, model=model)
-    return LanceVectorStore(settings.data_dir / "vectors", dim=dim, model=model)
+    cache = CacheBudget.split(settings.memory_budget_bytes)
+    return LanceVectorStore(settings.data_dir / "vectors", dim=dim, model=model, cache=cache)
 
 
 def open_topics(settings: Settings, graph: GraphStore) -> TopicStore:

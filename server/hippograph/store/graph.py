@@ -21,6 +21,7 @@ from typing import Any
 from hippograph.domain.errors import InternalError, StoreError
 from hippograph.domain.models import ACTIVE_STATUSES, EDGE_PROPS, FACT_EDGES, EdgeType, Entity, Fact
 from hippograph.store import engine_upgrade, migrations
+from hippograph.store.cache_budget import DEFAULT_SHARES, CacheBudget
 from hippograph.store.census import GraphCensus
 from hippograph.store.entity_index import EntityIndex, IndexedEntities
 from hippograph.store.fact_cache import FactCache
@@ -74,16 +75,15 @@ class KuzuGraphStore:
 
     written_elsewhere = False  # one process owns an embedded graph
 
-    def __init__(
-        self, path: Path, *, max_db_size: int, buffer_pool_bytes: int, fact_cache_bytes: int = 32 << 20
-    ) -> None:
+    def __init__(self, path: Path, *, max_db_size: int, cache: CacheBudget = DEFAULT_SHARES) -> None:
         self.file = path
-        engine_upgrade.upgrade(path, max_db_size=max_db_size, buffer_pool_bytes=buffer_pool_bytes)
+        pool = cache.graph_pages
+        engine_upgrade.upgrade(path, max_db_size=max_db_size, buffer_pool_bytes=pool)
         migrations.refuse_newer(path)
-        self._read = GraphIndex.beside(path)
+        self._read = GraphIndex.beside(path, cache_bytes=cache.graph_index)
         # Writes reach the index when they commit (all of one commit at once).
         self._session = KuzuSession(
-            path, max_db_size=max_db_size, buffer_pool_bytes=buffer_pool_bytes, publish=self._read.publish
+            path, max_db_size=max_db_size, buffer_pool_bytes=pool, publish=self._read.publish
         )
         try:
             migrations.migrate(self._session)
@@ -97,7 +97,7 @@ class KuzuGraphStore:
         if not token or self._read.token() != token:
             build_index(self._session, self._read)
         self._read.set_token("")  # no longer known to match the graph, until a clean close
-        self._facts = FactCache(fact_cache_bytes)
+        self._facts = FactCache(cache.facts)
         self._names = IndexedEntities(self._read.names)
 
     @property

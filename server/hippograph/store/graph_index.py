@@ -4,7 +4,7 @@ SQLite, so a graph walk costs index lookups instead of engine traversals, and me
 Kùzu stays the source of truth. ``KuzuGraphStore`` hands this index each of its own writes once
 the write commits (``publish``), so the two never disagree inside the one process that owns the
 data dir. Until issue 22 it lived in Python dicts (the "mirror": 65 MB at 100k facts, read at
-every open). SQLite keeps a bounded page cache of it (``_CACHE_KIB``); a lookup of a few dozen
+every open). SQLite keeps a bounded page cache of it (``cache_bytes``); a lookup of a few dozen
 ids costs the same at any size. Kùzu could not be asked instead: it traverses from a set of nodes
 by scanning the edge table (the ABOUT edges of 40 facts: 36-140 ms at 100k facts).
 
@@ -34,6 +34,7 @@ from typing import Any
 
 from hippograph.domain.models import ACTIVE_STATUSES, Entity
 from hippograph.store import entity_table
+from hippograph.store.cache_budget import DEFAULT_SHARES
 from hippograph.store.graph_values import (
     ClaimKey,
     SessionKey,
@@ -46,8 +47,8 @@ from hippograph.store.graph_values import (
 
 log = logging.getLogger(__name__)
 
-# SQLite's page cache for the index, in KiB (its own bound: the file may be any size).
-_CACHE_KIB = 8192
+# SQLite's page cache for the index by default (its share of the memory budget in a store).
+_CACHE_BYTES = DEFAULT_SHARES.graph_index
 _TOKEN = "clean_close_token"
 # Kept with the token at a clean close: the fact count and the scopes written.
 _COUNTS = ("fact_count", "scopes_written")
@@ -111,7 +112,7 @@ def _claim_text(key: ClaimKey | None) -> str | None:
 class GraphIndex:
     """The index over one SQLite file (or ``:memory:``); see the module doc."""
 
-    def __init__(self, path: Path | str) -> None:
+    def __init__(self, path: Path | str, *, cache_bytes: int = _CACHE_BYTES) -> None:
         self.path = path
         self.lock = threading.RLock()
         self.db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
@@ -120,7 +121,7 @@ class GraphIndex:
             "synchronous=OFF",
             "secure_delete=ON",
             "temp_store=MEMORY",
-            f"cache_size=-{_CACHE_KIB}",
+            f"cache_size=-{max(1, cache_bytes >> 10)}",  # in KiB
         ):
             self.db.execute(f"PRAGMA {pragma}")
         (version,) = self.db.execute("PRAGMA user_version").fetchone()
@@ -138,18 +139,18 @@ class GraphIndex:
         self._recount(kept=True)
 
     @classmethod
-    def beside(cls, graph_file: Path) -> GraphIndex:
+    def beside(cls, graph_file: Path, *, cache_bytes: int = _CACHE_BYTES) -> GraphIndex:
         """The index file beside ``graph_file``, made afresh if it is unreadable or of another
         layout (it is derived: nothing is lost; the graph's open then builds it)."""
         path = graph_file.with_name(graph_file.name + ".index")
         try:
-            index = cls(path)
+            index = cls(path, cache_bytes=cache_bytes)
             index.token()
             return index
         except sqlite3.DatabaseError as err:
             log.warning("the graph index %s is unreadable (%s): building it again from the graph", path, err)
             path.unlink(missing_ok=True)
-            return cls(path)
+            return cls(path, cache_bytes=cache_bytes)
 
     def _recount(self, *, kept: bool = False) -> None:
         """Count the facts and scopes (``kept``: take a clean close's counts; a scan of 1M: 0.4 s)."""

@@ -23,16 +23,11 @@ from typing import Any, TypeVar
 import pyarrow as pa
 
 from hippograph.domain.errors import IndexDamaged
+from hippograph.store.cache_budget import DEFAULT_SHARES, CacheBudget
 from hippograph.store.schema import lance_table_spec
 
 log = logging.getLogger(__name__)
 
-# LanceDB's caches, per connection: its defaults (1 GiB of metadata, 6 GiB of index pages) let a
-# server grow with every write: each version's manifest and fragment list stays cached, ~23 KB
-# a remember (46 MB after 2,000 remembers, RSS with it). Reads use the newest version only.
-_METADATA_CACHE_BYTES = 8 << 20
-# Index pages (IVF-HNSW partitions, full-text and scalar indexes) beyond this are read from disk.
-_INDEX_CACHE_BYTES = 256 << 20
 
 # LanceDB's REST namespace client (OpenAPI-generated), entered lazily: see _import_lancedb.
 _NAMESPACE_CLIENT = "lance_namespace_urllib3_client"
@@ -52,15 +47,21 @@ _VECTOR_ELEMENTS = {"float32": pa.float32(), "float16": pa.float16()}
 _SCALAR_INDEXES = {"btree": "BTree", "bitmap": "Bitmap", "label_list": "LabelList"}  # in lancedb.index
 
 
-def connect(path: Path) -> Any:
-    """A LanceDB connection to the directory ``path``, with bounded caches."""
+def connect(path: Path, cache: CacheBudget = DEFAULT_SHARES) -> Any:
+    """A LanceDB connection to the directory ``path``, with bounded caches.
+
+    LanceDB's defaults (1 GiB of metadata, 6 GiB of index pages) let a server grow with every
+    write: each version's manifest and fragment list stays cached, ~23 KB a remember (46 MB after
+    2,000 remembers, RSS with it); reads use the newest version only. Index pages (IVF-HNSW
+    partitions, full-text and scalar indexes) beyond ``cache.vector_index`` are read from disk.
+    """
     lancedb = _import_lancedb()
 
     # Lance's index statistics leave out the IVF centroids (its announced future default): a
     # server's log then lacks the warning Lance prints to stderr on every first ANN index use.
     os.environ.setdefault("LANCE_INCLUDE_VECTOR_CENTROIDS", "false")
     session = lancedb.Session(
-        index_cache_size_bytes=_INDEX_CACHE_BYTES, metadata_cache_size_bytes=_METADATA_CACHE_BYTES
+        index_cache_size_bytes=cache.vector_index, metadata_cache_size_bytes=cache.vector_metadata
     )
     return lancedb.connect(str(path), session=session)
 

@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from hippograph.store.cache_budget import DEFAULT_SHARES, CacheBudget
 from hippograph.store.lance_tables import (
     connect,
     damage,
@@ -54,16 +55,13 @@ _FLUSH_AFTER_S = 0.1
 _FLUSH_ROWS = 1024
 # Rows written since nearest's pinned version (searched exactly, in memory) before it re-pins.
 _PIN_ROWS = 500
-# The entities table is searched in memory while it is this small: a LanceDB query has a
-# floor of ~3-5 ms even on 600 rows, numpy answers in ~0.1 ms (20k x 384 floats: 31 MB).
-_IN_MEMORY_MAX_ROWS = 20_000
 
 
 class LanceVectorStore:
-    def __init__(self, path: Path, *, dim: int, model: str) -> None:
-        self.path = path
-        self._db = connect(path)
-        self._dim, self._model = dim, model
+    def __init__(self, path: Path, *, dim: int, model: str, cache: CacheBudget = DEFAULT_SHARES) -> None:
+        self.path, self._dim, self._model = path, dim, model
+        self._db = connect(path, cache)
+        self._matrix_max_rows = cache.entity_vectors // (4 * dim)  # float32 rows in their budget
         self._lock = threading.Lock()  # held while LanceDB is written
         # Set when a write raised: the graph may hold what this index lacks, so the next open
         # must reconcile even after a clean close (Memory.close then records no versions).
@@ -93,7 +91,7 @@ class LanceVectorStore:
         self._wake = threading.Event()
         self._closing = threading.Event()  # set by close: the writer stops, close writes the rest
         self._flusher: threading.Thread | None = None
-        self._matrix: Matrix | None = None  # the entities, while few enough (see _IN_MEMORY_MAX_ROWS)
+        self._matrix: Matrix | None = None  # the entities in numpy while they fit (0.1 ms, LanceDB 3-5)
         self._matrix_loaded = False
 
     def close(self) -> None:
@@ -137,7 +135,7 @@ class LanceVectorStore:
             if table == "entities" and self._matrix is not None:
                 more = [str(r["id"]) for r in rows], [str(r["scope"]) for r in rows]
                 self._matrix = self._matrix.added(*more, np.asarray(vectors, dtype=np.float32))
-                if len(self._matrix.ids) > _IN_MEMORY_MAX_ROWS:
+                if len(self._matrix.ids) > self._matrix_max_rows:
                     self._matrix = None
             size = sum(len(b) for b in self._buffered.values())
         if size >= _FLUSH_ROWS:
@@ -433,7 +431,7 @@ class LanceVectorStore:
             with self._lock, self._buffer_lock:
                 if not self._matrix_loaded:
                     table, buffered = self._tables["entities"], self._buffered["entities"]
-                    if table.count_rows() + len(buffered) <= _IN_MEMORY_MAX_ROWS:
+                    if table.count_rows() + len(buffered) <= self._matrix_max_rows:
                         self._matrix = Matrix.read(table, self._dim, buffered)
                     self._matrix_loaded = True
         return self._matrix
