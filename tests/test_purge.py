@@ -83,6 +83,12 @@ def test_a_purged_fact_leaves_no_file_holding_its_text(settings: Settings, embed
             [],
         )
         assert memory.forget(secret, purge=True) == tomb  # idempotent
+        # Only a database server keeps what a purge cannot reach, and the reply says where.
+        shown = tomb.model_dump(mode="json")
+        if memory.graph.file is None:
+            assert "write-ahead log" in shown["note"]
+        else:
+            assert "note" not in shown
         # The chains keep their place: the session's turns and the correction go through it.
         edges = {(e.type, e.src, e.dst) for e in memory.graph.view(EVERYWHERE).fact_edges([secret])}
         assert edges == {

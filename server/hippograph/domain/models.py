@@ -228,6 +228,11 @@ class FactOut(BaseModel):
     corroborations: int = Field(
         default=1, description="Times it was stated (shown from 2).", exclude_if=_once
     )
+    note: str | None = Field(
+        default=None,
+        description="Worth knowing about this change, e.g. where a purge cannot erase.",
+        exclude_if=_empty,
+    )
 
 
 class SimilarFact(BaseModel):

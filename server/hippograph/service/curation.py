@@ -57,7 +57,8 @@ class Curator:
         with self.stores.write_lock:
             fact = self.stores.fact(fact_id, scope)
             if purge:
-                return fact_out(self._purge(fact), [])
+                erased = fact_out(self._purge(fact), [])
+                return erased.model_copy(update={"note": self.stores.graph.purge_leaves})
             retracted = lc.retract(fact, self.stores.clock(), why)
             if retracted != fact:
                 self.stores.graph.update_fact_state(retracted)

@@ -74,6 +74,7 @@ class KuzuGraphStore:
     """One Kùzu graph (a single file) opened read-write by this process, and its read model."""
 
     written_elsewhere = False  # one process owns an embedded graph
+    purge_leaves = None  # a purge rewrites the graph file and the vector tables (finish_purge)
 
     def __init__(self, path: Path, *, max_db_size: int, cache: CacheBudget = DEFAULT_SHARES) -> None:
         self.file = path

@@ -61,6 +61,11 @@ class PgGraphStore(PgEdges):
 
     written_elsewhere = True  # by every server of the memory
     file = None  # the database's own files hold it
+    purge_leaves = (
+        "erased from every table of the PostgreSQL database; the server's write-ahead log keeps "
+        "the text until its segments are reused, and replicas and backups keep their copies "
+        "(docs/postgres.md, 'Erasing for good', says what an operator can do)"
+    )
 
     def __init__(self, db: PgDatabase, *, owns_database: bool = False) -> None:
         super().__init__(db)
