@@ -9,10 +9,14 @@ from pathlib import Path
 
 import pytest
 
+from hippograph.config import Settings
 from hippograph.domain.errors import StoreError
+from hippograph.store.backends import open_graph
 from hippograph.store.gap_log import KEPT, GapLog
 from hippograph.store.pg_database import SCHEMA_VERSION, PgDatabase
 from hippograph.store.pg_gaps import PgGapLog
+from hippograph.store.pg_graph import PgGraphStore
+from hippograph.store.pg_vectors import new_enough
 from hippograph.store.seam import GapStore
 
 
@@ -144,3 +148,20 @@ def test_servers_asked_the_same_question_at_once_count_every_asking(pg_url: str)
     for thread in threads:
         thread.join()
     assert stores[0].gaps(["global"], limit=5)[0].asked == 100
+
+
+def test_a_server_keeps_as_many_connections_as_set(pg_url: str, tmp_path: Path) -> None:
+    graph = open_graph(Settings(data_dir=tmp_path, store_url=pg_url, store_connections=3))
+    try:
+        assert isinstance(graph, PgGraphStore)
+        assert graph.database._pool.max_size == 3
+    finally:
+        graph.close()
+
+
+@pytest.mark.parametrize(
+    ("version", "enough"),
+    [("0.8.0", True), ("0.8.1", True), ("0.10.2", True), ("1.0", True), ("0.7.4", False), ("0.5.1", False)],
+)
+def test_pgvector_older_than_0_8_is_refused(version: str, enough: bool) -> None:
+    assert new_enough(version) is enough

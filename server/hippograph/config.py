@@ -96,6 +96,13 @@ class Settings(BaseSettings):
         description="Where the memory lives when not in the data dir: a postgresql:// URL, a database "
         "every server naming it shares (docs/postgres.md). Unset: the embedded stores in the data dir.",
     )
+    store_connections: int = Field(
+        default=4,
+        ge=2,
+        le=100,
+        description="Connections a server keeps to the PostgreSQL store (its pool), plus one for "
+        "its request locks; unused with the embedded stores.",
+    )
     kuzu_max_db_size: int = Field(
         default=1 << 36, description="Kùzu's virtual address-space cap in bytes (not disk use)."
     )

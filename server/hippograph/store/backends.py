@@ -28,7 +28,10 @@ def open_graph(settings: Settings) -> GraphStore:
         from hippograph.store.pg_database import PgDatabase  # the postgres extra's driver
         from hippograph.store.pg_graph import PgGraphStore
 
-        return PgGraphStore(PgDatabase(settings.store_url.get_secret_value()), owns_database=True)
+        database = PgDatabase(
+            settings.store_url.get_secret_value(), max_connections=settings.store_connections
+        )
+        return PgGraphStore(database, owns_database=True)
     return KuzuGraphStore(
         settings.graph_file,
         max_db_size=settings.kuzu_max_db_size,

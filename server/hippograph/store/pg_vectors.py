@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from hippograph.domain.errors import InternalError
+from hippograph.domain.errors import InternalError, StoreError
 from hippograph.store import pg_text
 from hippograph.store.pg_database import PgDatabase, no_value_statistics
 from hippograph.store.vector_neighbours import Neighbours, nearest, quantised
@@ -52,6 +52,16 @@ _EF_SEARCH_MAX = 1000  # pgvector's bound; past it the iterative scan goes on un
 _HALFVEC = "%s::real[]::halfvec"
 
 
+# pgvector's first version with halfvec (0.7) and hnsw.iterative_scan (0.8).
+PGVECTOR_LEAST = (0, 8, 0)
+
+
+def new_enough(version: str) -> bool:
+    """Whether pgvector ``version`` ("0.8.1", "0.10.0") is PGVECTOR_LEAST or newer."""
+    parts = tuple(int(p) if p.isdigit() else 0 for p in version.split(".")[:3])
+    return parts + (0,) * (3 - len(parts)) >= PGVECTOR_LEAST
+
+
 class PgVectorStore:
     """The index of facts' and entities' vectors and text in the memory's database."""
 
@@ -64,6 +74,15 @@ class PgVectorStore:
         with db.transaction() as conn:
             conn.execute("SELECT pg_advisory_xact_lock(%s)", (_TABLES_LOCK,))
             conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
+            (version,) = conn.execute(
+                "SELECT extversion FROM pg_extension WHERE extname = 'vector'"
+            ).fetchone()
+            if not new_enough(version):
+                raise StoreError(
+                    f"the PostgreSQL store at {db.where} has pgvector {version}; hippograph needs "
+                    f"{'.'.join(map(str, PGVECTOR_LEAST))} or newer (half-precision vectors, filtered "
+                    "HNSW scans): ALTER EXTENSION vector UPDATE, after installing a newer pgvector"
+                )
             row = conn.execute("SELECT value FROM hg_meta WHERE key = %s", (_MODEL_KEY,)).fetchone()
             if row is None or row[0] != made_for:  # hg_vec_terms came with _LAYOUT: made here
                 conn.execute(pg_text.SCHEMA)
