@@ -12,7 +12,9 @@ from pydantic import ValidationError
 
 from hippograph.config import MEMORY_BUDGET_MIN, Settings
 from hippograph.store.backends import open_graph
-from hippograph.store.cache_budget import DEFAULT_SHARES, GRAPH_PAGES_MIN, CacheBudget, budget_for
+from hippograph.store.cache_budget import DEFAULT_SHARES, CacheBudget, budget_for
+
+GRAPH_PAGES_MIN = 32 << 20  # ladybug's checkpoints need this much page cache
 
 
 @pytest.mark.parametrize("total", [MEMORY_BUDGET_MIN, 128 << 20, 1 << 30, (200 << 20) + 12_345])
@@ -26,10 +28,10 @@ def test_the_shares_add_up_to_the_budget_and_the_graph_gets_its_minimum(total: i
 
 def test_the_default_is_the_settings_default() -> None:
     assert CacheBudget.split(Settings().memory_budget_bytes) == DEFAULT_SHARES
-    assert DEFAULT_SHARES.graph_pages == 48 << 20
+    assert DEFAULT_SHARES.graph_pages == 64 << 20
 
 
-@pytest.mark.parametrize("pages", [GRAPH_PAGES_MIN, 48 << 20, 300 << 20, (77 << 20) + 1])
+@pytest.mark.parametrize("pages", [GRAPH_PAGES_MIN, 64 << 20, 300 << 20, (77 << 20) + 1])
 def test_the_budget_named_for_a_page_cache_gives_the_graph_at_least_that(pages: int) -> None:
     budget = budget_for(pages)
     assert CacheBudget.split(budget).graph_pages >= pages
@@ -39,17 +41,17 @@ def test_the_budget_named_for_a_page_cache_gives_the_graph_at_least_that(pages: 
 def test_a_budget_too_small_for_the_graph_is_refused(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setenv("HIPPOGRAPH_MEMORY_BUDGET_BYTES", str(64 << 20))
+    monkeypatch.setenv("HIPPOGRAPH_MEMORY_BUDGET_BYTES", str(48 << 20))
     with pytest.raises(ValidationError, match="memory_budget_bytes"):
         Settings()
-    with pytest.raises(ValueError, match="86 MiB"):
-        CacheBudget.split(64 << 20)
+    with pytest.raises(ValueError, match="64 MiB"):
+        CacheBudget.split(48 << 20)
 
 
 @pytest.mark.embedded
 def test_the_embedded_graph_opens_with_its_share_as_page_cache(tmp_path: Path) -> None:
     graph = open_graph(Settings(data_dir=tmp_path, memory_budget_bytes=256 << 20))
     try:
-        assert graph._session.run("CALL bm_info() RETURN mem_limit") == [{"mem_limit": 96 << 20}]
+        assert graph._session.run("CALL bm_info() RETURN mem_limit") == [{"mem_limit": 128 << 20}]
     finally:
         graph.close()

@@ -22,8 +22,8 @@ DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 Transport = Literal["stdio", "sse", "http"]
 # URL schemes of the backends store_url may name.
 STORE_SCHEMES = ("postgresql", "postgres")
-# The smallest memory budget: the graph engine's share of it (3/8) must be at least 32 MiB.
-MEMORY_BUDGET_MIN = 86 << 20
+# The smallest memory budget: the graph engine's share of it (half) must be at least 32 MiB.
+MEMORY_BUDGET_MIN = 64 << 20
 
 
 def is_loopback(host: str) -> bool:

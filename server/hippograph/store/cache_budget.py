@@ -6,13 +6,15 @@ trades speed, never correctness; together they stay within ``HIPPOGRAPH_MEMORY_B
 whatever the memory's size. Before the budget, the separate bounds added up to ~460 MiB (the
 graph's page cache 128, LanceDB's index cache 256, ...), enough to double a server at 1M facts.
 
-The shares, and why: the graph's page cache gets the most because every remember's changes
-stay pinned in it until a checkpoint (``KuzuSession._settle``) and a checkpoint needs room of
-its own (at least 32 MiB with ladybug); the vector index's pages (IVF partitions, full-text
-and scalar indexes) are what keeps a search near its floor past ~100k facts; the entities'
-vectors are searched in numpy while they fit their share (~0.1 ms, against a LanceDB query's
-3-5 ms floor); recent facts save a graph read on a hit; SQLite's and LanceDB's metadata
-caches need little.
+The shares, and why. Half is the graph's page cache: every remember's changes stay pinned in it
+until a checkpoint (``KuzuSession._settle``), a checkpoint needs room of its own (at least 32
+MiB with ladybug), and a smaller cache costs disk as well as speed: it is checkpointed more
+often, and a rebuild copies the graph in slices as long as it allows (the 6k-fact "people"
+bench graph rebuilt into 23.7 MB with 48 MiB, 21.2 with 64, 20.4 with 128; 2026-11-29). A
+quarter is the vector index's pages (IVF partitions, full-text and scalar indexes), which keep
+a search near its floor past ~100k facts. Then recent facts (1/8: a hit saves a graph read),
+the entities' vectors searched in numpy while they fit (1/16: ~0.1 ms against a LanceDB query's
+3-5 ms floor), and SQLite's and LanceDB's metadata caches (1/32 each).
 """
 
 from __future__ import annotations
@@ -21,9 +23,6 @@ from dataclasses import dataclass
 
 from hippograph.config import MEMORY_BUDGET_MIN
 
-# The graph engine fails its checkpoints with a page cache below this (MEMORY_BUDGET_MIN's 3/8).
-GRAPH_PAGES_MIN = 32 << 20
-
 
 @dataclass(frozen=True)
 class CacheBudget:
@@ -31,26 +30,25 @@ class CacheBudget:
 
     graph_pages: int  # Kùzu's buffer pool
     vector_index: int  # LanceDB's index cache
-    entity_vectors: int  # the entities' vectors held for numpy (store.vector_matrix)
     facts: int  # facts read or written lately (store.fact_cache)
+    entity_vectors: int  # the entities' vectors held for numpy (store.vector_matrix)
     graph_index: int  # SQLite's page cache of the graph index (store.graph_index)
     vector_metadata: int  # LanceDB's manifests and fragment lists
 
     @classmethod
     def split(cls, total: int) -> CacheBudget:
-        """``total`` bytes in the shares of the module doc (3/8, 1/4, 1/8, 1/8, 1/16, 1/16)."""
+        """``total`` bytes in the shares of the module doc (1/2, 1/4, 1/8, 1/16, 1/32, 1/32)."""
         if total < MEMORY_BUDGET_MIN:
             raise ValueError(
                 f"a memory budget below {MEMORY_BUDGET_MIN >> 20} MiB leaves the graph too little"
             )
-        eighth, sixteenth = total // 8, total // 16
         return cls(
-            graph_pages=max(GRAPH_PAGES_MIN, 3 * eighth),
-            vector_index=2 * eighth,
-            entity_vectors=eighth,
-            facts=eighth,
-            graph_index=sixteenth,
-            vector_metadata=sixteenth,
+            graph_pages=total // 2,
+            vector_index=total // 4,
+            facts=total // 8,
+            entity_vectors=total // 16,
+            graph_index=total // 32,
+            vector_metadata=total // 32,
         )
 
 
@@ -59,4 +57,4 @@ DEFAULT_SHARES = CacheBudget.split(128 << 20)  # at Settings.memory_budget_bytes
 
 def budget_for(graph_pages: int) -> int:
     """The smallest budget, in bytes, whose graph share is at least ``graph_pages``."""
-    return max(MEMORY_BUDGET_MIN, -(-graph_pages * 8 // 3))
+    return max(MEMORY_BUDGET_MIN, 2 * graph_pages)

@@ -83,7 +83,7 @@ def _engine_failure(err: RuntimeError, pool_bytes: int) -> StoreError:
     """What a caller is told when Kùzu fails a statement that was not wrong in itself."""
     if POOL_FULL in str(err):
         return GraphCacheFull(
-            f"the graph engine's page cache ({pool_bytes >> 20} MiB, 3/8 of HIPPOGRAPH_MEMORY_BUDGET_BYTES) "
+            f"the graph engine's page cache ({pool_bytes >> 20} MiB, half of HIPPOGRAPH_MEMORY_BUDGET_BYTES) "
             "could not hold this call's work, so it was not done and nothing of it was stored; "
             "the cache has been written to disk: send the call again. If it fails again, split it "
             "into smaller calls or raise that setting."
@@ -161,7 +161,7 @@ class KuzuSession:
                 f"cannot open the graph store {path}: replaying its log needs more than a "
                 f"{pool >> 21} MiB page cache. Nothing is lost: open it once with "
                 f"HIPPOGRAPH_MEMORY_BUDGET_BYTES at least {budget_for(pool)} (the graph's page "
-                "cache is 3/8 of it); later opens need no more."
+                "cache is half of it); later opens need no more."
             )
         return ladybug.Database(
             str(path), max_db_size=self._max_db_size, buffer_pool_size=self._buffer_pool_bytes
@@ -224,7 +224,7 @@ class KuzuSession:
             # node group (up to 2^17 rows) in the pool: a pool too small for that fills up.
             log.warning(
                 "could not checkpoint the graph (%s); if this repeats, raise "
-                "HIPPOGRAPH_MEMORY_BUDGET_BYTES (the graph's page cache, 3/8 of it, is %d MiB)",
+                "HIPPOGRAPH_MEMORY_BUDGET_BYTES (the graph's page cache, half of it, is %d MiB)",
                 err,
                 self._buffer_pool_bytes >> 20,
             )
