@@ -12,9 +12,10 @@ MiB with ladybug), and a smaller cache costs disk as well as speed: it is checkp
 often, and a rebuild copies the graph in slices as long as it allows (the 6k-fact "people"
 bench graph rebuilt into 23.7 MB with 48 MiB, 21.2 with 64, 20.4 with 128; 2026-11-29). A
 quarter is the vector index's pages (IVF partitions, full-text and scalar indexes), which keep
-a search near its floor past ~100k facts. Then recent facts (1/8: a hit saves a graph read),
-the entities' vectors searched in numpy while they fit (1/16: ~0.1 ms against a LanceDB query's
-3-5 ms floor), and SQLite's and LanceDB's metadata caches (1/32 each).
+a search near its floor past ~100k facts. Then the entities' and facts' vectors held in numpy
+while they fit (1/8, ``held_vectors``: ~0.1-0.3 ms against a LanceDB query's 3-5 ms floor; a
+remember's similar facts are found there), recent facts (1/16: a hit saves a graph read), and
+SQLite's and LanceDB's metadata caches (1/32 each).
 """
 
 from __future__ import annotations
@@ -30,8 +31,8 @@ class CacheBudget:
 
     graph_pages: int  # Kùzu's buffer pool
     vector_index: int  # LanceDB's index cache
+    held_vectors: int  # the entities' and facts' vectors held for numpy (store.held_vectors)
     facts: int  # facts read or written lately (store.fact_cache)
-    entity_vectors: int  # the entities' vectors held for numpy (store.vector_matrix)
     graph_index: int  # SQLite's page cache of the graph index (store.graph_index)
     vector_metadata: int  # LanceDB's manifests and fragment lists
 
@@ -45,8 +46,8 @@ class CacheBudget:
         return cls(
             graph_pages=total // 2,
             vector_index=total // 4,
-            facts=total // 8,
-            entity_vectors=total // 16,
+            held_vectors=total // 8,
+            facts=total // 16,
             graph_index=total // 32,
             vector_metadata=total // 32,
         )

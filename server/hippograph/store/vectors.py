@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from hippograph.store.cache_budget import DEFAULT_SHARES, CacheBudget
+from hippograph.store.held_vectors import FactRows, HeldVectors
 from hippograph.store.lance_tables import (
     connect,
     damage,
@@ -61,7 +62,6 @@ class LanceVectorStore:
     def __init__(self, path: Path, *, dim: int, model: str, cache: CacheBudget = DEFAULT_SHARES) -> None:
         self.path, self._dim, self._model = path, dim, model
         self._db = connect(path, cache)
-        self._matrix_max_rows = cache.entity_vectors // (4 * dim)  # float32 rows in their budget
         self._lock = threading.Lock()  # held while LanceDB is written
         # Set when a write raised: the graph may hold what this index lacks, so the next open
         # must reconcile even after a clean close (Memory.close then records no versions).
@@ -91,8 +91,7 @@ class LanceVectorStore:
         self._wake = threading.Event()
         self._closing = threading.Event()  # set by close: the writer stops, close writes the rest
         self._flusher: threading.Thread | None = None
-        self._matrix: Matrix | None = None  # the entities in numpy while they fit (0.1 ms, LanceDB 3-5)
-        self._matrix_loaded = False
+        self._held = HeldVectors(cache.held_vectors, dim)  # entities and facts in numpy, while they fit
 
     def close(self) -> None:
         """Stop the background writer and write what is buffered (raises if that write fails)."""
@@ -132,11 +131,7 @@ class LanceVectorStore:
                 buffered[record["id"]] = record
                 if table == "facts":
                     self._statuses.pop(record["id"], None)  # the row carries its own status
-            if table == "entities" and self._matrix is not None:
-                more = [str(r["id"]) for r in rows], [str(r["scope"]) for r in rows]
-                self._matrix = self._matrix.added(*more, np.asarray(vectors, dtype=np.float32))
-                if len(self._matrix.ids) > self._matrix_max_rows:
-                    self._matrix = None
+            self._held.added(table, rows, vectors)
             size = sum(len(b) for b in self._buffered.values())
         if size >= _FLUSH_ROWS:
             self.flush()
@@ -154,6 +149,7 @@ class LanceVectorStore:
                     buffered[fid]["status"] = status
                 else:
                     self._statuses[fid] = status
+            self._held.restated(ids, status)
         self._wake_writer()
 
     def _wake_writer(self) -> None:
@@ -241,9 +237,8 @@ class LanceVectorStore:
         with self._writing():
             self._flush_locked()
             self._tables[table].update(where=f"id IN {id_list(ids)}", values=dict(values))
-            if table == "entities":
-                with self._buffer_lock:
-                    self._matrix, self._matrix_loaded = None, False  # read again on next use
+            with self._buffer_lock:
+                self._held.forget(table)  # read again on next use
 
     def delete(self, table: str, ids: Sequence[str]) -> None:
         if not ids:
@@ -251,10 +246,8 @@ class LanceVectorStore:
         with self._writing():
             self._flush_locked()
             self._tables[table].delete(f"id IN {id_list(ids)}")
-            if table == "entities" and self._matrix is not None:
-                with self._buffer_lock:
-                    if self._matrix is not None:
-                        self._matrix = self._matrix.without(set(ids))
+            with self._buffer_lock:
+                self._held.deleted(table, ids)
 
     def erase(self, facts: Sequence[str], entities: Sequence[str]) -> None:
         """Delete rows so that nothing of them is left on disk (a purge): every table rewritten
@@ -272,7 +265,7 @@ class LanceVectorStore:
                     self._tables[name] = rewrite_table(self._db, name, self._tables[name])
             self._folded()
             with self._buffer_lock:
-                self._matrix, self._matrix_loaded = None, False
+                self._held.forget()
 
     def ensure_vector_index(self, table: str = "facts", min_rows: int = ANN_MIN_ROWS) -> bool:
         """Build the ANN index once the table is large, and afresh once it has split into many
@@ -331,7 +324,7 @@ class LanceVectorStore:
                 self.rebuilt.add(name)
                 self._since_pin[name] = {}
             self._pins.clear()
-            self._matrix, self._matrix_loaded = None, False
+            self._held.forget()
 
     # ------------------------------------------------------------ reads
 
@@ -353,8 +346,8 @@ class LanceVectorStore:
     @queried
     def vector_search(self, table: str, vector: np.ndarray, k: int, where: Filter | None = None) -> list[Hit]:
         if table == "entities" and (where is None or where == Filter(scopes=where.scopes)):
-            matrix = self._entity_matrix()
-            if matrix is not None:
+            matrix = self._held_table("entities")
+            if isinstance(matrix, Matrix):
                 return matrix.search(vector, k, where.scopes if where else None)
         self._flush_for_read()
         query = self._tables[table].search(vector.astype(np.float32)).distance_type("cosine").limit(k)
@@ -377,6 +370,10 @@ class LanceVectorStore:
         queries = np.stack([unit(v) for v in vectors]) if len(vectors) else np.empty((0, self._dim))
         if not len(queries):
             return []
+        if table == "facts" and where == Filter(statuses=where.statuses, scopes=where.scopes):
+            held = self._held_table("facts")
+            if isinstance(held, FactRows):
+                return held.nearest(queries, k, where.scopes, where.statuses)
         pinned, pending = self._pinned(table)
         clause = where.sql()
         # One vector (a remember) as a plain query: the batch form costs ~0.3 ms more.
@@ -424,17 +421,20 @@ class LanceVectorStore:
                 self._since_pin[table] = {}
                 return pinned, list(self._buffered[table].values())
 
-    def _entity_matrix(self) -> Matrix | None:
-        """The entities in memory (read on first use), or None when there are too many."""
-        if not self._matrix_loaded:
-            # Under both locks: no flush is in flight, so every entity is in the table or buffered.
-            with self._lock, self._buffer_lock:
-                if not self._matrix_loaded:
-                    table, buffered = self._tables["entities"], self._buffered["entities"]
-                    if table.count_rows() + len(buffered) <= self._matrix_max_rows:
-                        self._matrix = Matrix.read(table, self._dim, buffered)
-                    self._matrix_loaded = True
-        return self._matrix
+    def _held_table(self, name: str) -> Matrix | FactRows | None:
+        """The table in numpy (``held_vectors``; read on first use), or None when too large."""
+        # Under both locks: no flush is in flight, so every row is in the table or buffered.
+        with self._lock, self._buffer_lock:
+            table, buffered = self._tables[name], self._buffered[name]
+
+            def read() -> Matrix | FactRows:
+                held = self._held.read(name, table, self._dim, buffered)
+                if isinstance(held, FactRows):  # status changes not yet written to the table
+                    for fid, status in self._statuses.items():
+                        held.restate([fid], status)
+                return held
+
+            return self._held.get(name, lambda: table.count_rows() + len(buffered), read)
 
     @queried
     def text_search(self, table: str, text: str, k: int, where: Filter | None = None) -> list[Hit]:

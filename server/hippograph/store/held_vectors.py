@@ -1,0 +1,159 @@
+"""The vectors a LanceDB store holds in numpy while they fit their share of the memory budget.
+
+A LanceDB query costs ~3-5 ms whatever the table's size (10 ms of a 31 ms remember at 6k facts,
+2026-11-29), numpy ~0.1-0.3 ms on a few thousand rows. Two tables are held:
+
+- the entities (``Matrix``, unit vectors): ``vector_search`` by name;
+- the facts (``FactRows``, the vectors as the index stores them, with scope and status):
+  ``nearest``, which finds a remember's similar facts, exactly (LanceDB proposes candidates
+  from its ANN index, which may miss one).
+
+Each is read from the table on first use and kept in step by the store's writes, under the
+store's buffer lock; past its row limit it is dropped and LanceDB answers. A quarter of the
+share goes to the entities, the rest to the facts (float32: 1.5 KB a fact at 384 dimensions,
+so ~8k facts at the default budget).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from hippograph.store.vector_matrix import Matrix
+from hippograph.store.vector_rows import Hit, as_stored
+
+_CAPACITY = 1024  # rows a FactRows makes room for at first; it doubles as it fills
+
+
+class FactRows:
+    """Facts' ids, scopes, statuses and stored vectors; rows are appended in place into spare
+    room, so a remember copies one row. A reader takes ``_view`` once: a write never changes
+    the rows a view covers except a status (which a read racing that write may see either way)."""
+
+    def __init__(self, dim: int) -> None:
+        self._vectors = np.empty((_CAPACITY, dim), dtype=np.float32)
+        self._scopes = np.empty(_CAPACITY, dtype=object)
+        self._statuses = np.empty(_CAPACITY, dtype=object)
+        self._ids: list[str] = []
+        self._row: dict[str, int] = {}
+        self._view: tuple[int, list[str], np.ndarray, np.ndarray, np.ndarray] = (0, [], *self._arrays())
+
+    def _arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        return self._vectors, self._scopes, self._statuses
+
+    def __len__(self) -> int:
+        return len(self._ids)
+
+    def add(self, rows: Iterable[Mapping[str, Any]], vectors: Iterable[Any]) -> None:
+        for row, vector in zip(rows, vectors, strict=True):
+            fid = str(row["id"])
+            at = self._row.get(fid)
+            if at is None:
+                at = len(self._ids)
+                if at == len(self._vectors):
+                    self._grow()
+                self._ids.append(fid)
+                self._row[fid] = at
+            self._vectors[at] = as_stored(vector)
+            self._scopes[at], self._statuses[at] = str(row["scope"]), str(row["status"])
+        self._view = (len(self._ids), self._ids, *self._arrays())
+
+    def _grow(self) -> None:
+        size = 2 * len(self._vectors)
+        vectors = np.empty((size, self._vectors.shape[1]), dtype=np.float32)
+        scopes, statuses = np.empty(size, dtype=object), np.empty(size, dtype=object)
+        n = len(self._ids)
+        vectors[:n], scopes[:n], statuses[:n] = self._vectors[:n], self._scopes[:n], self._statuses[:n]
+        self._vectors, self._scopes, self._statuses = vectors, scopes, statuses
+
+    def restate(self, ids: Iterable[str], status: str) -> None:
+        for fid in ids:
+            at = self._row.get(fid)
+            if at is not None:
+                self._statuses[at] = status
+
+    def nearest(
+        self, queries: np.ndarray, k: int, scopes: Sequence[str] | None, statuses: Sequence[str] | None
+    ) -> list[list[Hit]]:
+        """For each query (unit, float32), the ``k`` admitted rows of highest cosine with their
+        stored vector, ties by id (as ``vector_rows.ranked``)."""
+        n, ids, vectors, row_scopes, row_statuses = self._view
+        sims = queries @ vectors[:n].T
+        keep = np.ones(n, dtype=bool)
+        if scopes is not None:
+            keep &= np.isin(row_scopes[:n], list(scopes))
+        if statuses is not None:
+            keep &= np.isin(row_statuses[:n], list(statuses))
+        sims[:, ~keep] = -np.inf
+        hits = []
+        for row in sims:
+            cut = np.partition(row, -k)[-k] if n > k else -np.inf
+            found = [(float(row[i]), ids[i]) for i in np.flatnonzero((row >= cut) & keep)]
+            found.sort(key=lambda pair: (-pair[0], pair[1]))
+            hits.append([Hit(fid, sim, rank) for rank, (sim, fid) in enumerate(found[:k], 1)])
+        return hits
+
+    @classmethod
+    def read(cls, table: Any, dim: int, buffered: Mapping[str, Mapping[str, Any]]) -> FactRows:
+        """The table's rows, then the ``buffered`` ones (id -> row) not yet written to it."""
+        data = table.search().select(["id", "scope", "status", "vector"]).limit(None).to_arrow()
+        held = cls(dim)
+        vectors = np.asarray(data.column("vector").combine_chunks().flatten(), dtype=np.float32)
+        held.add(data.select(["id", "scope", "status"]).to_pylist(), vectors.reshape(-1, dim))
+        held.add(buffered.values(), (r["vector"] for r in buffered.values()))
+        return held
+
+
+class HeldVectors:
+    """The entities' ``Matrix`` and the facts' ``FactRows`` of one store; the caller locks."""
+
+    def __init__(self, budget_bytes: int, dim: int) -> None:
+        row_bytes = 4 * dim
+        self._limit = {
+            "entities": budget_bytes // 4 // row_bytes,
+            "facts": budget_bytes * 3 // 4 // row_bytes,
+        }
+        self._held: dict[str, Any] = {}  # table -> Matrix / FactRows, or None: too many rows
+
+    def get(
+        self, table: str, count: Callable[[], int], read: Callable[[], Matrix | FactRows]
+    ) -> Matrix | FactRows | None:
+        """The table held (read now if not yet), or None when it has more rows than its limit."""
+        if table not in self._held:
+            self._held[table] = read() if count() <= self._limit[table] else None
+        held: Matrix | FactRows | None = self._held[table]
+        return held
+
+    def read(
+        self, table: str, source: Any, dim: int, buffered: Mapping[str, Mapping[str, Any]]
+    ) -> Matrix | FactRows:
+        return (Matrix if table == "entities" else FactRows).read(source, dim, buffered)
+
+    def added(self, table: str, rows: Sequence[Mapping[str, Any]], vectors: np.ndarray) -> None:
+        held = self._held.get(table)
+        if held is None:
+            return
+        if table == "entities":
+            more = [str(r["id"]) for r in rows], [str(r["scope"]) for r in rows]
+            held = self._held[table] = held.added(*more, np.asarray(vectors, dtype=np.float32))
+        else:
+            held.add(rows, vectors)
+        if len(held.ids if table == "entities" else held) > self._limit[table]:
+            self._held[table] = None
+
+    def restated(self, ids: Iterable[str], status: str) -> None:
+        if (facts := self._held.get("facts")) is not None:
+            facts.restate(ids, status)
+
+    def deleted(self, table: str, ids: Iterable[str]) -> None:
+        if table == "entities" and (held := self._held.get(table)) is not None:
+            self._held[table] = held.without(set(ids))
+        else:
+            self.forget(table)
+
+    def forget(self, *tables: str) -> None:
+        """Drop what is held of ``tables`` (all without): read again on next use."""
+        for table in tables or list(self._held):
+            self._held.pop(table, None)
