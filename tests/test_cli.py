@@ -1,12 +1,19 @@
-"""The console script's arguments, read in process: every one says what it is for.
+"""The console script in process: its arguments (every one says what it is for), and a Ctrl-C
+while it builds its tools.
 
 (The console script run as a user would, in real processes: tests/e2e/test_cli.py.)"""
 
 from __future__ import annotations
 
 import argparse
+import os
+import signal
+import time
+
+import pytest
 
 from hippograph.cli import build_parser
+from hippograph.commands import interrupt_deferred
 
 
 def test_every_argument_of_every_command_says_what_it_is_for() -> None:
@@ -20,3 +27,15 @@ def test_every_argument_of_every_command_says_what_it_is_for() -> None:
     ]
     assert undocumented == []
     assert sorted(action.dest for action in subparsers._choices_actions if not action.help) == []
+
+
+def test_a_ctrl_c_while_the_tools_are_built_is_raised_once_they_are() -> None:
+    done = []
+    with pytest.raises(KeyboardInterrupt), interrupt_deferred():
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(0.05)  # the handler runs here; pydantic would have turned a raise into a SchemaError
+        done.append(True)
+    assert done == [True]
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    with interrupt_deferred():  # nothing caught: nothing raised
+        done.append(True)

@@ -13,6 +13,7 @@ import argparse
 import json
 import logging
 import os
+import signal
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -164,6 +165,21 @@ def _serve(args: argparse.Namespace, settings: Settings, open_memory: OpenMemory
     return _on_memory(_serving)(args, settings, open_memory)
 
 
+@contextmanager
+def interrupt_deferred() -> Iterator[None]:
+    """A Ctrl-C during the block is raised when it ends, not inside it: building the tools'
+    argument models, pydantic-core turns a KeyboardInterrupt raised within into a SchemaError
+    (a traceback and exit 1 where a Ctrl-C stops quietly). Main thread only (``signal``)."""
+    caught: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: caught.append(signum))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, signal.SIG_DFL if previous is None else previous)
+        if caught:
+            raise KeyboardInterrupt
+
+
 def _serving(args: argparse.Namespace, memory: SharedMemory, settings: Settings) -> int:
     from hippograph import transports
     from hippograph.mcp_app import build_server
@@ -186,7 +202,9 @@ def _serving(args: argparse.Namespace, memory: SharedMemory, settings: Settings)
                 file=sys.stderr,
                 flush=True,
             )
-        transports.run(build_server(memory, scope=settings.scope), settings)
+        with interrupt_deferred():
+            server = build_server(memory, scope=settings.scope)
+        transports.run(server, settings)
     except KeyboardInterrupt:  # Ctrl-C or SIGTERM: a requested stop, not a failure
         log.info("stopped")
     if memory.still_opening:
