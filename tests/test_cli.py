@@ -13,7 +13,7 @@ import time
 import pytest
 
 from hippograph.cli import build_parser
-from hippograph.commands import interrupt_deferred
+from hippograph.listening import interrupt_deferred
 
 
 def test_every_argument_of_every_command_says_what_it_is_for() -> None:

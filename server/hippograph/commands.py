@@ -13,7 +13,6 @@ import argparse
 import json
 import logging
 import os
-import signal
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -165,23 +164,8 @@ def _serve(args: argparse.Namespace, settings: Settings, open_memory: OpenMemory
     return _on_memory(_serving)(args, settings, open_memory)
 
 
-@contextmanager
-def interrupt_deferred() -> Iterator[None]:
-    """A Ctrl-C during the block is raised when it ends, not inside it: building the tools'
-    argument models, pydantic-core turns a KeyboardInterrupt raised within into a SchemaError
-    (a traceback and exit 1 where a Ctrl-C stops quietly). Main thread only (``signal``)."""
-    caught: list[int] = []
-    previous = signal.signal(signal.SIGINT, lambda signum, frame: caught.append(signum))
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, signal.SIG_DFL if previous is None else previous)
-        if caught:
-            raise KeyboardInterrupt
-
-
 def _serving(args: argparse.Namespace, memory: SharedMemory, settings: Settings) -> int:
-    from hippograph import transports
+    from hippograph import listening, transports
     from hippograph.mcp_app import build_server
 
     log.info(
@@ -193,8 +177,7 @@ def _serving(args: argparse.Namespace, memory: SharedMemory, settings: Settings)
     )
     try:
         if settings.transport == "stdio" and sys.stdin.isatty():
-            # Run by hand, a stdio server looks hung: say what it waits for (on stderr:
-            # stdout is the protocol). A client starts it with pipes and never sees this.
+            # Run by hand, a stdio server looks hung: say so (stderr; a client's pipes never see it).
             print(
                 "hippograph: this MCP server waits for an MCP client on stdin; a client starts "
                 "`hippograph serve` itself (see 'Use it from your client' in the README). "
@@ -202,7 +185,7 @@ def _serving(args: argparse.Namespace, memory: SharedMemory, settings: Settings)
                 file=sys.stderr,
                 flush=True,
             )
-        with interrupt_deferred():
+        with listening.interrupt_deferred():
             server = build_server(memory, scope=settings.scope)
         transports.run(server, settings)
     except KeyboardInterrupt:  # Ctrl-C or SIGTERM: a requested stop, not a failure

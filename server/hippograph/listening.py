@@ -98,3 +98,18 @@ def sigterm_as_interrupt() -> Iterator[None]:
         yield
     finally:
         signal.signal(signal.SIGTERM, previous)
+
+
+@contextmanager
+def interrupt_deferred() -> Iterator[None]:
+    """A Ctrl-C during the block is raised when it ends, not inside it: building the tools'
+    argument models, pydantic-core turns a KeyboardInterrupt raised within into a SchemaError
+    (a traceback and exit 1 where a Ctrl-C stops quietly). Main thread only (``signal``)."""
+    caught: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: caught.append(signum))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, signal.SIG_DFL if previous is None else previous)
+        if caught:
+            raise KeyboardInterrupt
