@@ -129,3 +129,23 @@ def test_past_their_share_the_facts_are_let_go_and_lancedb_answers(tmp_path: Pat
         assert last[0][0].id == _row(48)["id"]
     finally:
         store.close()
+
+
+def test_an_update_of_columns_not_held_keeps_the_facts_and_a_status_is_set_in_place(tmp_path: Path) -> None:
+    store = LanceVectorStore(tmp_path / "v", dim=DIM, model="m")
+    vectors = _vectors(12, seed=3)
+    try:
+        store.add("facts", [_row(i) for i in range(12)], vectors)
+        held = store._held_table("facts")
+        assert isinstance(held, FactRows)
+        store.update("facts", [_row(0)["id"]], {"entity_ids": ["e_0000000000000001"]})  # as link does
+        assert store._held_table("facts") is held
+        store.update("facts", [_row(3)["id"]], {"status": "retracted"})
+        assert store._held_table("facts") is held
+        active = Filter(statuses=["staged"], scopes=[SCOPES[0]])
+        assert _row(3)["id"] not in {h.id for h in store.nearest("facts", vectors[3:4], 4, active)[0]}
+        store.update("facts", [_row(6)["id"]], {"scope": "project:b"})
+        assert store._held_table("facts") is not held  # read again, with the new scope
+        assert _row(6)["id"] not in {h.id for h in store.nearest("facts", vectors[6:7], 4, active)[0]}
+    finally:
+        store.close()

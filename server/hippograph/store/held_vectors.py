@@ -16,7 +16,7 @@ so ~8k facts at the default budget).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -25,6 +25,11 @@ from hippograph.store.vector_matrix import Matrix
 from hippograph.store.vector_rows import Hit, as_stored
 
 _CAPACITY = 1024  # rows a FactRows makes room for at first; it doubles as it fills
+# The columns each held table keeps of a row (besides its id): an update of other ones changes nothing.
+_HELD_COLUMNS = {
+    "entities": frozenset({"scope", "vector"}),
+    "facts": frozenset({"scope", "status", "vector"}),
+}
 
 
 class FactRows:
@@ -110,6 +115,7 @@ class HeldVectors:
     """The entities' ``Matrix`` and the facts' ``FactRows`` of one store; the caller locks."""
 
     def __init__(self, budget_bytes: int, dim: int) -> None:
+        self._dim = dim
         row_bytes = 4 * dim
         self._limit = {
             "entities": budget_bytes // 4 // row_bytes,
@@ -117,19 +123,35 @@ class HeldVectors:
         }
         self._held: dict[str, Any] = {}  # table -> Matrix / FactRows, or None: too many rows
 
-    def get(
-        self, table: str, count: Callable[[], int], read: Callable[[], Matrix | FactRows]
-    ) -> Matrix | FactRows | None:
-        """The table held (read now if not yet), or None when it has more rows than its limit."""
-        if table not in self._held:
-            self._held[table] = read() if count() <= self._limit[table] else None
-        held: Matrix | FactRows | None = self._held[table]
+    def known(self, table: str) -> bool:
+        """Whether ``table`` was read (held, or found too large) since it was last forgotten."""
+        return table in self._held
+
+    def held(self, table: str) -> Matrix | FactRows | None:
+        """The table held; None when it is too large or was forgotten since ``known``."""
+        held: Matrix | FactRows | None = self._held.get(table)
         return held
 
-    def read(
-        self, table: str, source: Any, dim: int, buffered: Mapping[str, Mapping[str, Any]]
-    ) -> Matrix | FactRows:
-        return (Matrix if table == "entities" else FactRows).read(source, dim, buffered)
+    def get(
+        self,
+        table: str,
+        source: Any,
+        buffered: Mapping[str, Mapping[str, Any]],
+        statuses: Mapping[str, str],
+    ) -> Matrix | FactRows | None:
+        """The table held, read now if not yet from ``source`` (its LanceDB table), its
+        ``buffered`` rows and the ``statuses`` set on written facts but not yet written; None
+        when it has more rows than its limit."""
+        if table not in self._held:
+            if source.count_rows() + len(buffered) > self._limit[table]:
+                self._held[table] = None
+            elif table == "entities":
+                self._held[table] = Matrix.read(source, self._dim, buffered)
+            else:
+                facts = self._held[table] = FactRows.read(source, self._dim, buffered)
+                for fid, status in statuses.items():
+                    facts.restate([fid], status)
+        return self.held(table)
 
     def added(self, table: str, rows: Sequence[Mapping[str, Any]], vectors: np.ndarray) -> None:
         held = self._held.get(table)
@@ -140,8 +162,17 @@ class HeldVectors:
             held = self._held[table] = held.added(*more, np.asarray(vectors, dtype=np.float32))
         else:
             held.add(rows, vectors)
-        if len(held.ids if table == "entities" else held) > self._limit[table]:
+        if len(held) > self._limit[table]:
             self._held[table] = None
+
+    def updated(self, table: str, ids: Iterable[str], values: Mapping[str, Any]) -> None:
+        """After an update of ``values`` on rows: a status is set in place, a changed vector or
+        scope drops the table (read again on next use), other columns change nothing held."""
+        touched = _HELD_COLUMNS[table] & set(values)
+        if touched == {"status"}:
+            self.restated(ids, values["status"])
+        elif touched:
+            self.forget(table)
 
     def restated(self, ids: Iterable[str], status: str) -> None:
         if (facts := self._held.get("facts")) is not None:

@@ -35,6 +35,9 @@ class Matrix:
         more = [str(r["id"]) for r in rows], [str(r["scope"]) for r in rows]
         return matrix.added(*more, np.stack([r["vector"] for r in rows]))
 
+    def __len__(self) -> int:
+        return len(self.ids)
+
     def added(self, ids: list[str], scopes: list[str], vectors: np.ndarray) -> Matrix:
         both = np.vstack([self.unit, np.asarray(vectors, dtype=np.float32)])
         return Matrix([*self.ids, *ids], [*self.scopes.tolist(), *scopes], both)

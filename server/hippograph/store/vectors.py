@@ -238,7 +238,7 @@ class LanceVectorStore:
             self._flush_locked()
             self._tables[table].update(where=f"id IN {id_list(ids)}", values=dict(values))
             with self._buffer_lock:
-                self._held.forget(table)  # read again on next use
+                self._held.updated(table, ids, values)
 
     def delete(self, table: str, ids: Sequence[str]) -> None:
         if not ids:
@@ -423,18 +423,11 @@ class LanceVectorStore:
 
     def _held_table(self, name: str) -> Matrix | FactRows | None:
         """The table in numpy (``held_vectors``; read on first use), or None when too large."""
+        if self._held.known(name):  # without the locks: a read must not wait for a flush in progress
+            return self._held.held(name)
         # Under both locks: no flush is in flight, so every row is in the table or buffered.
         with self._lock, self._buffer_lock:
-            table, buffered = self._tables[name], self._buffered[name]
-
-            def read() -> Matrix | FactRows:
-                held = self._held.read(name, table, self._dim, buffered)
-                if isinstance(held, FactRows):  # status changes not yet written to the table
-                    for fid, status in self._statuses.items():
-                        held.restate([fid], status)
-                return held
-
-            return self._held.get(name, lambda: table.count_rows() + len(buffered), read)
+            return self._held.get(name, self._tables[name], self._buffered[name], self._statuses)
 
     @queried
     def text_search(self, table: str, text: str, k: int, where: Filter | None = None) -> list[Hit]:
