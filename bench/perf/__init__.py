@@ -29,10 +29,12 @@ of one size does not leak into the next):
    ``Memory.link`` for each CAUSES edge of the call. Its facts/s (time in ``remember_many``
    only) is the "bulk import" figure, set against the embedding model's own batch throughput
    measured in the same worker (1,024 corpus texts in calls of 64, before and after the
-   build; the mean). Stores above 10k facts are built with the vectors the same model
-   computed for the same texts in earlier runs (``--vector-cache``, default
-   ``~/.cache/hippograph/bench-vectors``; the first run fills it): embedding 100k facts
-   alone takes the model ~7 min. Such a size reports no bulk-import figure. The store is
+   build; the mean). Stores above 10k facts are built by import instead (``bulk``: the
+   corpus restored through ``transfer.restore``, as ``hippograph import`` does; remember_many
+   built ~18 facts/s at 100k), with the vectors the same model computed for the same texts
+   in earlier runs (``--vector-cache``, default ``~/.cache/hippograph/bench-vectors``, in
+   shards; the first run fills it, or ``python -m bench.perf.vector_cache --facts N`` ahead
+   of it: the model embeds ~165 texts/s here). Such a size reports no bulk-import figure. The store is
    then closed and reopened; every latency figure goes through ``Memory.remember`` /
    ``search`` / ``recall`` or the MCP tools, with the model itself.
 3. **Warm latency** (store reopened, ``Memory.tune_indexes`` run as a server runs it in the
@@ -77,7 +79,8 @@ The modules, one job each (imports point down this list, never up):
   what bounds each missed target; ``figures``: targets, lookups and ratios both read.
 - ``peers``: server-memory over MCP and kuzu-memory in its venv (``kuzu_worker``, stdlib only).
 - ``worker``: one size in-process; ``servers``: the MCP phase against ``hippograph serve``;
-  ``profiling``: stage timers and pyinstrument; ``build``: the store by ``remember_many``.
+  ``profiling``: stage timers and pyinstrument; ``build``: the store by ``remember_many``;
+  ``bulk``: the store by import; ``vector_cache``: the model's vectors kept between runs.
 - ``measure``: percentiles, timed loops, disk, RSS, the floor; ``workload``: corpus and questions.
 
 Client plumbing (server env, MCP sessions, tool calls) comes from the repository's ``testkit``.

@@ -1,9 +1,8 @@
-"""Build a store of N facts by the product path (remember_many, link); cached vectors above 10k."""
+"""Build a store of N facts by the product path (remember_many, link), and the vector cache that
+the larger sizes (built by ``bulk``) draw on."""
 
 from __future__ import annotations
 
-import hashlib
-import os
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -11,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from bench.perf import vector_cache
 from bench.perf.measure import log
 from bench.perf.workload import GenFact, remember_kwargs
 
@@ -61,44 +61,35 @@ def build(memory: Any, facts: Sequence[GenFact], times: Sequence[str]) -> dict[s
 
 
 class CachedEmbedder:
-    """The model, plus the vectors it computed for the same texts in earlier runs.
+    """The model, plus the vectors it computed for the same texts before (``vector_cache``).
 
-    Only for building a large store faster: every latency figure uses the model itself. The
-    cache file is named by a digest of the model's files, so another model never reads it.
+    Only for building a large store faster: every latency figure uses the model itself.
     """
 
-    def __init__(self, model: Any, cache_dir: Path, models_dir: Path) -> None:
+    def __init__(self, model: Any, cache_root: Path, models_dir: Path) -> None:
         self.model, self.name, self.dim = model, model.name, model.dim
-        marker = models_dir / "all-MiniLM-L6-v2-int8" / "hippograph-model.json"
-        tag = hashlib.sha256(marker.read_bytes() if marker.exists() else model.name.encode()).hexdigest()[:16]
-        self.path = cache_dir / f"vectors-{tag}.npz"
-        self.vectors: dict[str, np.ndarray] = {}
+        self.directory = vector_cache.cache_dir(cache_root, models_dir, model.name)
+        self.vectors = vector_cache.load(self.directory)
         self.hits = self.misses = 0
-        if self.path.exists():
-            with np.load(self.path) as data:
-                self.vectors = dict(zip(data["texts"].tolist(), data["vectors"], strict=True))
         self.loaded = len(self.vectors)
-        self._from_file = set(self.vectors)
+        self._new: list[str] = []
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
+        if not texts:
+            return self.model.embed(texts)
         missing = [t for t in dict.fromkeys(texts) if t not in self.vectors]
         if missing:
             self.vectors.update(zip(missing, self.model.embed(missing), strict=True))
+            self._new += missing
         self.misses += len(missing)
-        self.hits += sum(text in self._from_file for text in dict.fromkeys(texts))
-        if not texts:
-            return self.model.embed(texts)
+        self.hits += len(texts) - len(missing)
         return np.stack([self.vectors[t] for t in texts])
 
     def count_tokens(self, text: str) -> int:
         return int(self.model.count_tokens(text))
 
     def save(self) -> None:
-        if len(self.vectors) == self.loaded:
-            return
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        partial = self.path.with_suffix(".partial.npz")
-        texts = list(self.vectors)
-        with partial.open("wb") as out:
-            np.savez(out, texts=np.array(texts), vectors=np.stack([self.vectors[t] for t in texts]))
-        os.replace(partial, self.path)
+        """Keep what the model embedded for this run, as another shard."""
+        if self._new:
+            vector_cache.add_shard(self.directory, self._new, np.stack([self.vectors[t] for t in self._new]))
+            self._new = []

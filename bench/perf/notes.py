@@ -13,13 +13,15 @@ def notes_for(results: list[dict[str, Any]], peers: dict[str, Any] | None, meta:
     for r in results:
         b = r.get("build", {})
         label = size_label(r["size"])
-        if b.get("vectors_cached"):
+        if b.get("route") == "import":
             notes.append(
-                f"{label}: built by `Memory.remember_many` with {b['vectors_cached']:,} vectors the model "
-                f"computed in earlier runs (cache, --vector-cache) and {b.get('vectors_embedded', 0):,} "
-                f"embedded now, in {b.get('seconds')} s "
-                f"({b.get('facts_per_s_with_cached_vectors')} facts/s: not a bulk-import figure). "
-                "Every latency figure uses the model itself."
+                f"{label}: built by import (`transfer.restore`, bench/perf/bulk.py) in {b.get('seconds')} s: "
+                f"{b.get('facts_stored', 0):,} facts stored, {b.get('restatements', 0):,} restatements "
+                f"counted as corroborations, {b.get('edges', 0):,} edges, the 20 largest entities "
+                f"holding {b.get('top20_about_share', 0):.0%} of the ABOUT edges; "
+                f"{b.get('vectors_cached', 0):,} vectors the model computed in earlier runs "
+                f"(--vector-cache) and {b.get('vectors_embedded', 0):,} embedded now. Every latency "
+                "figure uses the model itself."
             )
         elif b:
             notes.append(

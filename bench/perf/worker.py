@@ -17,6 +17,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from bench.perf.build import CACHE_ABOVE, CachedEmbedder, build, open_memory
+from bench.perf.bulk import build_by_import
 from bench.perf.measure import (
     apparent_bytes,
     du_bytes,
@@ -75,17 +76,19 @@ def worker(args: argparse.Namespace) -> dict[str, Any]:
         else None
     )
     memory = open_memory(data_dir, args.models_dir, cached or embedder)
-    log(f"size {size}: building by remember_many" + (f" ({cached.loaded} vectors cached)" if cached else ""))
     try:
-        result["build"] = build(memory, facts, times)
+        if cached is not None:
+            log(f"size {size}: building by import ({cached.loaded:,} vectors cached)")
+            result["build"] = build_by_import(memory, facts, times, args.seed)
+        else:
+            log(f"size {size}: building by remember_many")
+            result["build"] = build(memory, facts, times)
     finally:
         memory.close()
     if cached is not None:
         cached.save()
         result["build"]["vectors_cached"] = cached.hits
         result["build"]["vectors_embedded"] = cached.misses
-        if cached.hits:  # not the model's pace: no bulk-import figure from this size
-            result["build"]["facts_per_s_with_cached_vectors"] = result["build"].pop("facts_per_s")
     log(f"  built in {result['build']['seconds']} s ({result['build'].get('facts_per_s')} facts/s)")
     # Again after the build: the machine's load moves, and the bulk ratio needs both sides alike.
     after = embed_batch_throughput(embedder, stream)

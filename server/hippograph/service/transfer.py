@@ -164,7 +164,25 @@ def import_hippograph(
         except Bad as err:
             problems.add(where, str(err))
     problems.raise_if_any("hippograph export")
+    return restore(stores, upkeep, entities, facts, edges, progress)
 
+
+def restore(
+    stores: Stores,
+    upkeep: Upkeep,
+    entities: Sequence[Entity],
+    facts: Sequence[Fact],
+    edges: Sequence[tuple[str, Edge]],
+    progress: Progress | None = None,
+) -> ImportReport:
+    """Write checked records: what the store already has is skipped, and an edge whose end is
+    neither among them nor stored is refused (``InvalidInput``) before anything is written.
+
+    ``edges`` pairs each edge with where it came from, for the error. The vector index is
+    brought up to date after the graph commits.
+    """
+    problems = Problems()
+    defined = {e.id for e in entities} | {f.id for f in facts}
     with stores.write_lock:  # nothing else writes between the existence checks and the writes
         graph = stores.graph
         stored = graph.fact_ids() | {e.id for e in graph.all_entities()}
