@@ -12,6 +12,7 @@ import time
 
 import pytest
 
+from hippograph.__main__ import one_blas_thread
 from hippograph.cli import build_parser
 from hippograph.listening import interrupt_deferred
 
@@ -39,3 +40,14 @@ def test_a_ctrl_c_while_the_tools_are_built_is_raised_once_they_are() -> None:
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
     with interrupt_deferred():  # nothing caught: nothing raised
         done.append(True)
+
+
+def test_the_command_keeps_numpy_on_one_blas_thread_unless_the_user_set_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("OPENBLAS_NUM_THREADS", raising=False)
+    one_blas_thread()
+    assert os.environ["OPENBLAS_NUM_THREADS"] == "1"
+    monkeypatch.setenv("OPENBLAS_NUM_THREADS", "2")
+    one_blas_thread()
+    assert os.environ["OPENBLAS_NUM_THREADS"] == "2"

@@ -89,7 +89,8 @@ def worker(args: argparse.Namespace) -> dict[str, Any]:
         cached.save()
         result["build"]["vectors_cached"] = cached.hits
         result["build"]["vectors_embedded"] = cached.misses
-    log(f"  built in {result['build']['seconds']} s ({result['build'].get('facts_per_s')} facts/s)")
+    rate = result["build"].get("facts_per_s")
+    log(f"  built in {result['build']['seconds']} s" + (f" ({rate} facts/s)" if rate else ""))
     # Again after the build: the machine's load moves, and the bulk ratio needs both sides alike.
     after = embed_batch_throughput(embedder, stream)
     result["embed_batch"] = {

@@ -35,12 +35,16 @@ _HELD_COLUMNS = {
 class FactRows:
     """Facts' ids, scopes, statuses and stored vectors; rows are appended in place into spare
     room, so a remember copies one row. A reader takes ``_view`` once: a write never changes
-    the rows a view covers except a status (which a read racing that write may see either way)."""
+    the rows a view covers except a status (which a read racing that write may see either way).
+
+    Scopes and statuses are held as numbers (``_codes``, never reused): a filter is then one
+    lookup per row, where comparing strings cost more than the similarities."""
 
     def __init__(self, dim: int) -> None:
         self._vectors = np.empty((_CAPACITY, dim), dtype=np.float32)
-        self._scopes = np.empty(_CAPACITY, dtype=object)
-        self._statuses = np.empty(_CAPACITY, dtype=object)
+        self._scopes = np.empty(_CAPACITY, dtype=np.int32)
+        self._statuses = np.empty(_CAPACITY, dtype=np.int32)
+        self._codes: dict[str, int] = {}
         self._ids: list[str] = []
         self._row: dict[str, int] = {}
         self._view: tuple[int, list[str], np.ndarray, np.ndarray, np.ndarray] = (0, [], *self._arrays())
@@ -62,13 +66,26 @@ class FactRows:
                 self._ids.append(fid)
                 self._row[fid] = at
             self._vectors[at] = as_stored(vector)
-            self._scopes[at], self._statuses[at] = str(row["scope"]), str(row["status"])
+            self._scopes[at], self._statuses[at] = (
+                self._code(str(row["scope"])),
+                self._code(str(row["status"])),
+            )
         self._view = (len(self._ids), self._ids, *self._arrays())
+
+    def _code(self, value: str) -> int:
+        return self._codes.setdefault(value, len(self._codes))
+
+    def _admitted(self, codes: np.ndarray, values: Sequence[str]) -> np.ndarray:
+        """Which of ``codes`` stand for one of ``values``."""
+        lookup = np.zeros(len(self._codes) + 1, dtype=bool)  # codes only grow: the view's are below
+        lookup[[self._codes[v] for v in values if v in self._codes]] = True
+        admitted: np.ndarray = lookup[codes]
+        return admitted
 
     def _grow(self) -> None:
         size = 2 * len(self._vectors)
         vectors = np.empty((size, self._vectors.shape[1]), dtype=np.float32)
-        scopes, statuses = np.empty(size, dtype=object), np.empty(size, dtype=object)
+        scopes, statuses = np.empty(size, dtype=np.int32), np.empty(size, dtype=np.int32)
         n = len(self._ids)
         vectors[:n], scopes[:n], statuses[:n] = self._vectors[:n], self._scopes[:n], self._statuses[:n]
         self._vectors, self._scopes, self._statuses = vectors, scopes, statuses
@@ -77,7 +94,7 @@ class FactRows:
         for fid in ids:
             at = self._row.get(fid)
             if at is not None:
-                self._statuses[at] = status
+                self._statuses[at] = self._code(status)
 
     def nearest(
         self, queries: np.ndarray, k: int, scopes: Sequence[str] | None, statuses: Sequence[str] | None
@@ -88,9 +105,9 @@ class FactRows:
         sims = queries @ vectors[:n].T
         keep = np.ones(n, dtype=bool)
         if scopes is not None:
-            keep &= np.isin(row_scopes[:n], list(scopes))
+            keep &= self._admitted(row_scopes[:n], scopes)
         if statuses is not None:
-            keep &= np.isin(row_statuses[:n], list(statuses))
+            keep &= self._admitted(row_statuses[:n], statuses)
         sims[:, ~keep] = -np.inf
         hits = []
         for row in sims:
