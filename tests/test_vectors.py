@@ -106,6 +106,23 @@ def test_a_large_enough_table_gets_an_ann_index_that_still_finds_the_nearest(tmp
     store.close()
 
 
+def test_an_ann_index_of_an_older_type_is_built_afresh_as_ivf_rq(tmp_path: Path) -> None:
+    from lancedb.index import IvfHnswSq
+
+    store = LanceVectorStore(tmp_path / "vectors", dim=16, model="test-model")
+    ids, rows, vectors = _random_rows(600)
+    store.add("facts", rows, vectors)
+    store.optimize()
+    store._tables["facts"].create_index("vector", config=IvfHnswSq(distance_type="cosine", num_partitions=2))
+    assert lance_upkeep.ann_segments(store._tables["facts"]) == 1
+    assert store.ensure_vector_index(min_rows=500) is True  # one segment, but not IVF-RQ
+    [index] = [i for i in store._tables["facts"].list_indices() if "vector" in i.columns]
+    assert index.index_type == lance_upkeep.ANN_INDEX_TYPE
+    assert store.ensure_vector_index(min_rows=500) is False  # now it is
+    assert store.vector_search("facts", vectors[7], 5, Filter(statuses=("staged",)))[0].id == ids[7]
+    store.close()
+
+
 def test_the_ann_index_is_built_afresh_once_optimizes_split_it_into_many_segments(
     tmp_path: Path,
 ) -> None:

@@ -45,7 +45,8 @@ of one size does not leak into the next):
    applied when the store closes. A phase stops early past ``--phase-seconds`` once it has
    30 samples (the JSON has ``n`` for every figure), so a slow size cannot stall the run.
 4. **Floor**, same process, same table, same queries: the model embedding one query; a
-   bare LanceDB query on the ``facts`` table (``table.search(vec).limit(10).to_list()``);
+   bare LanceDB query on the ``facts`` table (``table.search(vec).limit(10).to_list()``,
+   the table opened by ``lancedb.connect`` with LanceDB's default caches, not the store's);
    exact numpy top-k over the same vectors held in RAM; the floor pipeline (embed + bare
    LanceDB) that the ratio rows divide by; and LanceDB as search calls it (k=40, cosine,
    status/scope prefilter), to show what the filter costs.

@@ -154,7 +154,7 @@ def bounds_for(r: dict[str, Any], smaller: dict[str, Any] | None) -> list[str]:
             f"**disk** ({label}, {fmt(d.get('bytes_per_fact'))} B/fact vs 4,096): the graph and its index "
             f"{fmt(d.get('graph_bytes_per_fact'))} + LanceDB {fmt(d.get('vectors_bytes_per_fact'))} B/fact. "
             "LanceDB holds each fact's vector (half precision: 768 B at 384 dimensions), its text and "
-            "filter columns, and the ANN index (IVF-HNSW-SQ: its graph links and 8-bit codes)."
+            "filter columns, and the ANN index (IVF-RQ: 1-bit codes, ~65 B a row)."
         )
     if missed("server_peak_rss_mb"):
         rss = get(r, "mcp.server_rss_mb") or {}

@@ -52,7 +52,7 @@ def connect(path: Path, cache: CacheBudget = DEFAULT_SHARES) -> Any:
 
     LanceDB's defaults (1 GiB of metadata, 6 GiB of index pages) let a server grow with every
     write: each version's manifest and fragment list stays cached, ~23 KB a remember (46 MB after
-    2,000 remembers, RSS with it); reads use the newest version only. Index pages (IVF-HNSW
+    2,000 remembers, RSS with it); reads use the newest version only. Index pages (IVF
     partitions, full-text and scalar indexes) beyond ``cache.vector_index`` are read from disk.
     """
     lancedb = _import_lancedb()

@@ -33,8 +33,9 @@ FOLD_FRAGMENTS = 32
 FOLD_ROWS = 4_096
 FOLD_AFTER_S = 900.0
 # Below this many rows an exact scan is fast enough; above it, an ANN index pays off. Measured
-# on the perf bench's facts and queries: at 5k rows flat 11.4 ms vs IVF-HNSW-SQ 6.4 ms (0.989 of
-# the exact top-40, built in 1.0 s); at 10k flat 15.4 ms vs 6.2 ms (0.985, 2.3 s).
+# on the perf bench's facts and queries (with IVF-HNSW-SQ, the index until 2026-11-29): at 5k
+# rows flat 11.4 ms vs 6.4 ms (0.989 of the exact top-40, built in 1.0 s); at 10k flat 15.4 ms
+# vs 6.2 ms (0.985, 2.3 s).
 ANN_MIN_ROWS = 5_000
 
 
@@ -66,21 +67,41 @@ class Appends:
         self.fragments = self.rows = 0
 
 
+# The ANN index: IVF partitions of RaBitQ codes (1 bit a dimension, ~65 B a row with its row id
+# and factors), each query's candidates re-ranked by their stored vectors (``vectors.REFINE``).
+# It replaced IVF-HNSW-SQ (8-bit codes and graph links, ~580 B a row), whose partitions must sit
+# in LanceDB's index cache: at 100k facts (a 55 MB index) with the memory budget's 32 MiB, a
+# filtered top-40 took 160 ms p50, 19 ms with 64 MiB. IVF-RQ with re-ranking, same 32 MiB: 21 ms,
+# 0.912 of the exact top-40 (IVF-HNSW-SQ 0.902), built in 34 s (2026-11-29, 2 busy cores, 140
+# queries the choice was not made on). IVF-SQ: 29 ms, 0.915, built in 143 s; IVF-PQ (48 codes): 35
+# ms, 0.68 (0.91 re-ranked), built in 523 s.
+ANN_INDEX_TYPE = "IvfRq"
+
+
 def ann_segments(table: Any) -> int | None:
     """How many segments the table's ANN index has (None: it has none)."""
     found = [idx for idx in table.list_indices() if "vector" in idx.columns]
     return int(found[0].num_segments) if found else None
 
 
-def ensure_ann_index(table: Any, rows: int, min_rows: int) -> bool:
-    """Build an IVF-HNSW index once the table has ``min_rows``, and afresh once optimizes have
-    split it into more than MAX_SEGMENTS segments; True if one was built now."""
-    segments = ann_segments(table)
-    if (segments is None and rows < min_rows) or (segments is not None and segments <= MAX_SEGMENTS):
-        return False
-    from lancedb.index import IvfHnswSq
+def _ann_type(table: Any) -> str | None:
+    found = [idx for idx in table.list_indices() if "vector" in idx.columns]
+    return str(found[0].index_type) if found else None
 
-    table.create_index("vector", config=IvfHnswSq(distance_type="cosine"), replace=segments is not None)
-    afresh = f" afresh ({segments} segments)" if segments else ""
+
+def ensure_ann_index(table: Any, rows: int, min_rows: int) -> bool:
+    """Build the ANN index once the table has ``min_rows``, and afresh once optimizes have split
+    it into more than MAX_SEGMENTS segments or when it is of another type (a store made before
+    IVF-RQ); True if one was built now."""
+    segments = ann_segments(table)
+    older = segments is not None and _ann_type(table) != ANN_INDEX_TYPE
+    if (segments is None and rows < min_rows) or (
+        segments is not None and segments <= MAX_SEGMENTS and not older
+    ):
+        return False
+    from lancedb.index import IvfRq
+
+    table.create_index("vector", config=IvfRq(distance_type="cosine"), replace=segments is not None)
+    afresh = f" afresh ({'another type' if older else f'{segments} segments'})" if segments else ""
     log.info("built the %s table's ANN vector index%s", table.name, afresh)
     return True

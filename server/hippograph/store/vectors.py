@@ -41,11 +41,11 @@ log = logging.getLogger(__name__)
 _TABLES = ("facts", "entities")
 _KEEP_VERSIONS = timedelta(minutes=1)
 _KEEP_CLOSING = timedelta(seconds=1)  # no search is in flight once the store closes
-# With the ANN index, probe 20 partitions and rank by the index's 8-bit (SQ) distances. At
-# 100k facts, against exact top-40 over the perf bench's queries: 0.986 of the true top-40,
-# 7-9 ms a query; re-ranking with exact vectors (refine_factor 4) lifts that to 0.999 but
-# costs ~5 ms more (12-14 ms), and the top-40 is only the candidate list fusion re-ranks.
+# With the ANN index (``lance_upkeep.ANN_INDEX_TYPE``), probe 20 partitions and re-rank 4x the
+# candidates asked for by their stored vectors: the 1-bit codes alone found 0.70 of the exact
+# top-40 at 100k facts, re-ranked 0.91, for ~7 ms more (14 -> 21 ms p50; 2026-11-29).
 _NPROBES = 20
+REFINE = 4
 # Writes are buffered and written by a background thread this long after the first one, in
 # one LanceDB add (or by the next read, first, so every read sees every acknowledged write).
 # A LanceDB add costs ~10 ms and a version whatever its size; buffered, a remember costs an
@@ -351,7 +351,7 @@ class LanceVectorStore:
                 return matrix.search(vector, k, where.scopes if where else None)
         self._flush_for_read()
         query = self._tables[table].search(vector.astype(np.float32)).distance_type("cosine").limit(k)
-        query = query.nprobes(_NPROBES)
+        query = query.nprobes(_NPROBES).refine_factor(REFINE)
         clause = where.sql() if where else None
         if clause:
             query = query.where(clause, prefilter=True)
@@ -378,7 +378,7 @@ class LanceVectorStore:
         clause = where.sql()
         # One vector (a remember) as a plain query: the batch form costs ~0.3 ms more.
         asked = queries[0] if len(queries) == 1 else list(queries)
-        search = pinned.search(asked).distance_type("cosine").limit(k).nprobes(_NPROBES)
+        search = pinned.search(asked).distance_type("cosine").limit(k).nprobes(_NPROBES).refine_factor(REFINE)
         if clause:
             search = search.where(clause, prefilter=True)
         found = search.select(["id", "vector", "_distance"]).to_arrow()
