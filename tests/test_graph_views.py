@@ -110,6 +110,27 @@ def test_every_scoped_read_answers_as_the_embedded_graph_does(
         assert read(pg) == read(kuzu), name
 
 
+def test_the_newest_facts_about_a_hub_come_once_each_newest_first_as_the_embedded_graph_lists_them(
+    graph_pair: tuple[Any, Any],
+) -> None:
+    hub = Entity(id=_eid(50), name="Hub", type="project", scope="global")
+    facts = [make_fact(f"hub {i}", id=_fid(100 + i), at=T0 + timedelta(minutes=i)) for i in range(40)]
+    for graph in graph_pair:
+        with graph.transaction():
+            graph.insert_facts(facts)
+            graph.insert_entities([hub])
+        # The newest eight name the hub twice (subject and mention): each must come once.
+        graph.link_about_many(
+            [(f.id, hub.id, "subject") for f in facts] + [(f.id, hub.id, "mention") for f in facts[32:]]
+        )
+    active = list(ACTIVE_STATUSES)
+    for limit in (1, 3, 8, 12, 50):
+        kuzu, pg = (
+            graph.view(None).facts_about(hub.id, limit=limit, statuses=active) for graph in graph_pair
+        )
+        assert pg == kuzu == [f.id for f in reversed(facts)][:limit], limit
+
+
 def test_entities_are_found_by_name_alias_and_first_name_as_the_embedded_graph_finds_them(
     both: tuple[Any, Any],
 ) -> None:
