@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from hippograph.domain.errors import GraphCacheFull
+from hippograph.store import kuzu_session
 from hippograph.store.kuzu_session import KuzuSession
 
 _POOL = 32 << 20  # the smallest graph page cache (at HIPPOGRAPH_MEMORY_BUDGET_BYTES' minimum)
@@ -34,5 +35,42 @@ def test_a_transaction_too_big_for_the_pool_says_so_and_the_store_stays_usable(t
         for part in range(10):  # the same rows in smaller commits fit
             session.run(create, {"n": 4_000, "prefix": f"b{part}_", "body": "x" * 1000})
         assert session.run("MATCH (n:Note) RETURN count(*) AS n") == [{"n": 40_000}]
+    finally:
+        session.close()
+
+
+def _wal(session: KuzuSession) -> int:
+    wal = Path(f"{session.path}.wal")
+    return wal.stat().st_size if wal.exists() else 0
+
+
+def test_a_checkpoint_comes_when_the_log_grows_not_when_reads_fill_the_pool(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Pages read fill the pool but Kùzu evicts them at will: at 100k facts a rule on the pool's
+    use checkpointed every ~8 remembers (0.5 s each). What commits changed is what the WAL holds."""
+    session = KuzuSession(tmp_path / "graph.kuzu", max_db_size=1 << 32, buffer_pool_bytes=_POOL)
+    checkpoints: list[int] = []
+    checkpoint = KuzuSession.checkpoint
+    monkeypatch.setattr(KuzuSession, "checkpoint", lambda s: (checkpoints.append(_wal(s)), checkpoint(s)))
+    threshold = _POOL // kuzu_session._WAL_SHARE
+    try:
+        session.execute("CREATE NODE TABLE Note(id STRING, body STRING, PRIMARY KEY(id))")
+        for part in range(12):  # 72 MB of rows, read below: the pool fills with their pages
+            session.run(
+                "UNWIND range(1, 3000) AS i CREATE (:Note {id: $p + CAST(i AS STRING), body: $body})",
+                {"p": f"r{part}_", "body": "y" * 2000},
+            )
+        session.checkpoint()
+        for _ in range(3):
+            session.run("MATCH (n:Note) WHERE n.body STARTS WITH 'y' RETURN count(*) AS n")
+        checkpoints.clear()
+        written = 0
+        while not checkpoints:  # small commits until the log passes its share of the pool
+            assert _wal(session) <= threshold
+            with session.transaction():
+                session.run("CREATE (:Note {id: $id, body: 'z'})", {"id": f"w{written}"})
+            written += 1
+        assert checkpoints[0] > threshold and _wal(session) < threshold
     finally:
         session.close()

@@ -34,6 +34,8 @@ _WRITES = re.compile(r"\b(CREATE|MERGE|SET|DELETE)\b", re.IGNORECASE)
 _REPLAY_DOUBLINGS = 5
 # Up to this many rows, for_each runs a keyed statement per row instead of one UNWIND.
 _KEYED_ROWS = 16
+# A checkpoint once the WAL holds this fraction of the buffer pool (see KuzuSession._settle).
+_WAL_SHARE = 192
 
 # What a write leaves to do once it is committed (e.g. update the read model).
 CommitHook = Callable[[], None]
@@ -126,8 +128,6 @@ class KuzuSession:
                 "this data dir, stop it or point this one at another --data-dir."
             ) from err
         self._conn = ladybug.Connection(self._db)
-        # The pool's use right after the last checkpoint (see ``_settle``).
-        self._settled = self._pool_use()
         discard(*_rebuild_paths(path))  # a rebuild a crash interrupted: the old file is whole
         # Each statement is prepared once: kuzu 0.11.3 keeps ~30-130 KB of native memory for
         # every statement it prepares (an UNWIND of a 25-field row: ~0.17 MB a call), so
@@ -188,34 +188,35 @@ class KuzuSession:
             if self._hooks is not None:
                 raise InternalError("the graph cannot be checkpointed inside a transaction")
             self._conn.execute("CHECKPOINT")
-            self._settled = self._pool_use()
         release_free_memory()  # what the unsaved changes held, back to the system
 
-    def _pool_use(self) -> int:
-        """Bytes of the buffer pool in use: pages pinned by commits not yet checkpointed, and
-        cached pages (which Kùzu evicts when it needs room)."""
-        result = one_result(self._conn.execute("CALL bm_info() RETURN mem_usage"))
-        (use,) = result.get_next()
-        result.close()
-        return int(use)
+    def _wal_bytes(self) -> int:
+        """The size of the write-ahead log: what commits changed since the last checkpoint."""
+        try:
+            return os.stat(f"{self.path}.wal").st_size
+        except FileNotFoundError:
+            return 0
 
     def _settle(self) -> None:
-        """After a commit: checkpoint once commits have pinned an eighth of what the pool had
-        free after the last checkpoint.
+        """After a commit: checkpoint once the write-ahead log holds 1/_WAL_SHARE of the pool.
 
         Kùzu holds every page a commit changed in its buffer pool, unevictable, until a
         checkpoint writes it into the file, and checkpoints by itself only once the WAL passes
         16 MB. A remember pins ~30 KB of pool for ~1.3 KB of WAL, so the default 128 MiB pool
         filled after about 4,000 remembers and every statement after failed (issue 22). Beside
         the pool, the same unsaved changes hold about three times as much memory of their own
-        (RSS grew ~110 KB a remember between checkpoints, and fell back at one). So an eighth
-        of the free pool bounds all that unsaved changes hold to about half of it, leaves the
-        pool room for reads, the next transaction and the checkpoint's own work, and costs a
-        checkpoint (~0.1-0.2 s) every ~500 remembers at the default size. Checkpointing much
-        more often costs memory instead: each checkpoint keeps ~300 KB (kuzu 0.11.3; measured
-        with one per commit). Asking the pool (~0.1 ms) makes the rule hold whatever the writes.
+        (RSS grew ~110 KB a remember between checkpoints, and fell back at one). A WAL of 1/192
+        of the pool (341 KB at 64 MiB, ~260 remembers) bounds the pinned pages to about an eighth
+        of it, leaving room for reads, the next transaction and the checkpoint's own work.
+
+        Until 2026-11-29 the rule asked the pool how much it used (``bm_info``), and
+        checkpointed once use grew by an eighth of what was free after the last checkpoint.
+        But use counts cached pages, which Kùzu evicts at will: once a large graph's reads
+        filled the pool, nothing was free, and at 100k facts a checkpoint came every ~8
+        remembers, each ~0.5 s (it rewrites the last node group of each table it touches): 37
+        in 300 remembers, remember p95 640 ms. The WAL counts only what commits changed.
         """
-        if self._pool_use() - self._settled <= (self._buffer_pool_bytes - self._settled) // 8:
+        if self._wal_bytes() <= self._buffer_pool_bytes // _WAL_SHARE:
             return
         try:
             self.checkpoint()
@@ -266,7 +267,6 @@ class KuzuSession:
             discard(export, Path(f"{self.path}.wal"))
             self._db = self._open(self.path)
             self._conn = ladybug.Connection(self._db)
-            self._settled = self._pool_use()
 
     # ------------------------------------------------------------ statements
 
