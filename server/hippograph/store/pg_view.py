@@ -104,9 +104,12 @@ class PgGraphView(AboutReads):
         """(fact, entity, role) of the seen facts' ABOUT edges to seen entities, in the order made."""
         seen, params = self._in_scope("f", "e")
         joins = "" if not params else "JOIN hg_fact f ON f.id = a.fact JOIN hg_entity e ON e.id = a.entity "
+        # The facts' edges first, by the primary key, then the scope checks on those few rows:
+        # left to plan it, the database estimated 3 entities in a scope that had 592 and
+        # searched the edges once per entity (174 ms for 40 facts at 100k facts).
         return self._rows(
-            f"SELECT a.fact, a.entity, a.role FROM hg_about a {joins}WHERE a.fact = ANY(%s) AND {seen} "
-            "ORDER BY a.fact, a.seq",
+            "WITH a AS MATERIALIZED (SELECT fact, entity, role, seq FROM hg_about WHERE fact = ANY(%s)) "
+            f"SELECT a.fact, a.entity, a.role FROM a {joins}WHERE {seen} ORDER BY a.fact, a.seq",
             (list(set(fact_ids)), *params),
         )
 
