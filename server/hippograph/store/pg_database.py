@@ -139,6 +139,11 @@ MIGRATIONS: tuple[str, ...] = (
     # ANALYZE copies sample values of each column (most common values, histograms) into
     # pg_statistic, a catalog no purge can rewrite: what a user said stays out of it.
     no_value_statistics(r"hg\_%"),
+    # A tag's newest facts walked in index order (PgGraphView.tag_neighbours).
+    """
+    CREATE INDEX IF NOT EXISTS hg_tag_tag_seq ON hg_tag (tag, seq DESC);
+    DROP INDEX IF EXISTS hg_tag_tag;
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 # The advisory lock the schema's steps run under (any bigint the database's other users do not

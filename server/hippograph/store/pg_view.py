@@ -173,16 +173,34 @@ class PgGraphView(AboutReads):
         asked = [fid for fid in dict.fromkeys(fact_ids) if fid in seen_ids]
         if not asked or limit <= 0:
             return []
-        seen, params = self._in_scope("f")
-        rows = self._rows(
-            "SELECT a.fact, o.fact, a.tag FROM unnest(%s::text[]) WITH ORDINALITY AS q(fact, ord) "
-            "JOIN hg_tag a ON a.fact = q.fact CROSS JOIN LATERAL ("
-            "SELECT t.fact, t.seq FROM hg_tag t JOIN hg_fact f ON f.id = t.fact "
-            f"WHERE t.tag = a.tag AND t.fact <> a.fact AND {seen} ORDER BY t.seq DESC LIMIT %s) o "
-            "ORDER BY q.ord, a.seq, o.seq DESC LIMIT %s",
-            (asked, *params, limit, limit),
-        )
-        return [EdgeRow(EdgeType.HAS_TAG, str(fid), str(other), {"tag": tag}) for fid, other, tag in rows]
+        # Three plain reads, not one join: with no statistics on scope or tag (the schema keeps
+        # text columns out of them), the database guessed 472 facts in a scope of 94,408 and
+        # walked them all for each tag (~0.6 s a tag at 100k facts). The asked facts' tags by
+        # their key; each tag's newest facts along hg_tag_tag_seq; then which of those are seen.
+        tags = self._rows("SELECT fact, seq, tag FROM hg_tag WHERE fact = ANY(%s)", (asked,))
+        order = {fid: n for n, fid in enumerate(asked)}
+        tags.sort(key=lambda row: (order[row[0]], row[1]))
+        fetch = limit + len(asked)
+        while True:
+            newest: dict[str, list[str]] = {}
+            for tag, fid in self._rows(
+                "SELECT g.tag, t.fact FROM unnest(%s::text[]) AS g(tag) CROSS JOIN LATERAL (SELECT fact, "
+                "seq FROM hg_tag WHERE tag = g.tag ORDER BY seq DESC LIMIT %s) t ORDER BY g.tag, t.seq DESC",
+                (sorted({tag for _, _, tag in tags}), fetch),
+            ):
+                newest.setdefault(str(tag), []).append(str(fid))
+            seen_here = self._seen({fid for fids in newest.values() for fid in fids})
+            edges: list[EdgeRow] = []
+            short = False
+            for fid, _, tag in tags:
+                others = [other for other in newest.get(tag, []) if other != fid and other in seen_here][
+                    :limit
+                ]
+                short |= len(others) < limit and len(newest.get(tag, [])) == fetch  # more may be further on
+                edges += [EdgeRow(EdgeType.HAS_TAG, str(fid), other, {"tag": tag}) for other in others]
+            if not short:
+                return edges[:limit]
+            fetch *= 4
 
     def linked(self, edge_type: str, statuses: Sequence[str], *, limit: int) -> list[tuple[str, str]]:
         """(source, target) of the newest ``limit`` fact-to-fact edges of ``edge_type`` whose two
