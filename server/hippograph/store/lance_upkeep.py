@@ -78,23 +78,24 @@ class Appends:
 ANN_INDEX_TYPE = "IvfRq"
 
 
+def _ann_index(table: Any) -> Any:
+    """The table's ANN index (LanceDB's IndexConfig), or None."""
+    return next((idx for idx in table.list_indices() if "vector" in idx.columns), None)
+
+
 def ann_segments(table: Any) -> int | None:
     """How many segments the table's ANN index has (None: it has none)."""
-    found = [idx for idx in table.list_indices() if "vector" in idx.columns]
-    return int(found[0].num_segments) if found else None
-
-
-def _ann_type(table: Any) -> str | None:
-    found = [idx for idx in table.list_indices() if "vector" in idx.columns]
-    return str(found[0].index_type) if found else None
+    index = _ann_index(table)
+    return None if index is None else int(index.num_segments)
 
 
 def ensure_ann_index(table: Any, rows: int, min_rows: int) -> bool:
     """Build the ANN index once the table has ``min_rows``, and afresh once optimizes have split
     it into more than MAX_SEGMENTS segments or when it is of another type (a store made before
     IVF-RQ); True if one was built now."""
-    segments = ann_segments(table)
-    older = segments is not None and _ann_type(table) != ANN_INDEX_TYPE
+    index = _ann_index(table)
+    segments = None if index is None else int(index.num_segments)
+    older = index is not None and str(index.index_type) != ANN_INDEX_TYPE
     if (segments is None and rows < min_rows) or (
         segments is not None and segments <= MAX_SEGMENTS and not older
     ):
