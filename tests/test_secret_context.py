@@ -381,3 +381,14 @@ def test_base64_of_text_and_long_base64_data_are_not_secrets() -> None:
     data = base64.b64encode(random.Random(3).randbytes(96)).decode()
     assert scan(f"the configmap value decodes fine: {config}") == []
     assert scan(f"the thumbnail is {data} for now") == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "fix(nodejs)!: key parsed embedding configs by vector column (#4003)",
+        "bugfix(node): Don't persist credentials on make-release-commit.yml (#345)",
+    ],
+)
+def test_a_commits_scope_before_a_credential_word_is_not_its_value(text: str) -> None:
+    assert not list(context_findings(text))

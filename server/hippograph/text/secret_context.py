@@ -77,7 +77,8 @@ _NOT_A_VALUE = re.compile(
     r"|(?i:.*(?:redacted|example|placeholder|x{6}|\*{3}).*)"
     r"|(?i:sha\d{0,3}|md5)[:-].*"  # labelled digests: SHA256:..., sha512-...
     r"|(?:ssh|ecdsa|sk-ssh)-[\w@.-]+|AAAA[A-Za-z0-9+/]{60,}={0,3}"  # SSH key types, public key bodies
-    r"|.*\d\.\d{1,3}(?![A-Za-z0-9]).*",  # a version inside: ubuntu-22.04-lts, python3.11-venv
+    r"|.*\d\.\d{1,3}(?![A-Za-z0-9]).*"  # a version inside: ubuntu-22.04-lts, python3.11-venv
+    r"|[a-z]+\([a-z0-9_-]*\)?!?:?",  # a commit's scope, a call: fix(nodejs)!:, print(x)
 )
 _HEX = re.compile(r"[0-9a-f]+|[0-9A-F]+")
 _ANY_HEX = re.compile(r"[0-9a-fA-F]+")
