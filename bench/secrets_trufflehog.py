@@ -49,7 +49,7 @@ def _argument(source: str, start: int) -> str | None:
     depth, i = 1, start
     while i < len(source):
         char = source[i]
-        if char in "`\"":
+        if char in '`"':
             literal = _LITERAL.match(source, i)
             if not literal:
                 return None
