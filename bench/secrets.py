@@ -137,8 +137,8 @@ def heldout_table() -> str:
     out = [
         "## Held out: secrets drawn from TruffleHog's detectors (bench.secrets_trufflehog; totals only)",
         "",
-        "TruffleHog's expressions are not loaded by the screen. Its detectors are counted per",
-        "pattern: a vendor with three key formats has three rows of formats.",
+        "The screen does not load TruffleHog's expressions. 963 formats of 829 detectors, three",
+        "fake secrets each per form; the false-alarm lines are the Nosey Parker corpus's.",
         "",
         "| | caught |",
         "|---|---|",

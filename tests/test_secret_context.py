@@ -392,3 +392,33 @@ def test_base64_of_text_and_long_base64_data_are_not_secrets() -> None:
 )
 def test_a_commits_scope_before_a_credential_word_is_not_its_value(text: str) -> None:
     assert not list(context_findings(text))
+
+
+SIGNS = "!#$%&*+?@^~;:"
+
+
+def _password(rng: random.Random) -> str:
+    """Ten characters a person or a generator picks: letters of both cases, digits, two signs."""
+    chars = rng.choices(string.ascii_letters + string.digits, k=8) + rng.choices(SIGNS, k=2)
+    rng.shuffle(chars)
+    return "".join(chars)
+
+
+def test_a_password_with_signs_stated_as_the_key_is_found() -> None:
+    rng = random.Random(11)
+    texts = [f"For the staging box, the API key is {_password(rng)} until we rotate." for _ in range(200)]
+    assert sum(bool(list(context_findings(t))) for t in texts) >= 190
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The partition key is region#2024-05 for the events table.",
+        "DynamoDB key pk=USER#42 sk=ORDER#2024-05-01",
+        "The cache key is user:1234:profile:v2 now, bump it when the schema changes.",
+        "The key metric is p95<200ms at 1k rps.",
+        "password policy: min 12 chars, at least one of !@#$%^&*",
+    ],
+)
+def test_keys_of_tables_and_caches_and_expressions_are_not_passwords(text: str) -> None:
+    assert not scan(text)

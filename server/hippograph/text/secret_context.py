@@ -129,6 +129,27 @@ def _path(value: str) -> bool:
     return all(p.isdigit() or _wordlike(p) or len(p) < 3 for p in segments)
 
 
+def _plain_word(part: str) -> bool:
+    """`region`, `ORDER`: four letters or more, every pair of them common in English."""
+    lowered = part.lower()
+    return (
+        len(part) >= 4
+        and part.isalpha()
+        and all(lowered[i : i + 2] in _COMMON_BIGRAMS for i in range(len(part) - 1))
+    )
+
+
+def _structured(value: str) -> bool:
+    """Signs joining words, numbers and one- or two-letter names, one of them a plain word or a
+    number of four digits (`region#2024-05`, `ORDER#2024-05-01`, `cache:user:1234`): a key of a
+    table or a cache, not a secret. Random signs split random pieces."""
+    parts = [p for p in re.split(r"[^A-Za-z0-9]+", value) if p]
+    if len(parts) < 2 or len(parts) == 1 + value.count("-") + value.count("_") + value.count("."):
+        return False  # joined by dashes, underscores and dots only: `named` judges those
+    plain = all(p.isdigit() or len(p) <= 2 or _wordlike(p) or _SPELLED_WORD.fullmatch(p) for p in parts)
+    return plain and any(_plain_word(p) or (p.isdigit() and len(p) >= 4) for p in parts)
+
+
 def named(value: str) -> bool:
     """A name made of words (`build-cache-linux-x64`, `kms-key-prod-2024`: a token starts with at
     most one, `live_...`, `sk-proj-...`) or of short codes (`AES-256-GCM`, `backup_2024_05_01`)."""
@@ -144,6 +165,8 @@ def named(value: str) -> bool:
 def secret_shaped(value: str) -> bool:
     """A value shaped like a generated secret, not like something a person or a program names."""
     if len(value) < 10 or len(value) > 400 or _NOT_A_VALUE.fullmatch(value) or _path(value):
+        return False
+    if _structured(value):
         return False
     if _UUID.fullmatch(value):
         return True  # many vendors issue keys as UUIDs; an id's UUID is named as one (`request_id=`)
@@ -175,7 +198,7 @@ def _told_shaped(value: str) -> bool:
     `96LfX94Y`, `kDfeRtGh`), or a key in groups (`X7KQ-9PLM-W2RT-H4NB`)."""
     if secret_shaped(value):
         return True
-    if len(value) < 8 or _NOT_A_VALUE.fullmatch(value) or _path(value):
+    if len(value) < 8 or _NOT_A_VALUE.fullmatch(value) or _path(value) or _structured(value):
         return False
     if _grouped(value):
         return True
@@ -198,7 +221,7 @@ def _stated(value: str) -> bool:
     """A value stated as the key ("the API key is X", "passcode: X") needs less still: eight
     digits, or eight letters and digits that spell little (`kxqfoazm`, `ieqh524y`; `rotating`
     and `build2024` are words)."""
-    if _told_shaped(value):
+    if _told_shaped(value) or password_shaped(value):
         return True
     if len(value) < 8 or not value.isalnum() or _NOT_A_VALUE.fullmatch(value):
         return False
@@ -206,6 +229,28 @@ def _stated(value: str) -> bool:
         return True
     spelled = _spelled(value)
     return spelled == 0 if value.isalpha() else spelled * 2 < len(value)
+
+
+_DATED = re.compile(r"(?<!\d)(?:19|20)\d\d-[01]\d(?!\d)")
+
+
+@functools.lru_cache(maxsize=4096)
+def password_shaped(value: str) -> bool:
+    """A password a person chose or a generator drew with signs in it (`ta2TKFN%M`, `R2l.8G&_?8`,
+    `W(+*z+zo-`): 8-64 characters of three classes or more, a sign among them, not a link, an
+    address, a path, a variable, a version, a date or a name of words. Only where a value is
+    stated as the key ("the API key is X", "token: X"): elsewhere expressions look the same
+    (`p95<200ms`, `O(n^2)`)."""
+    if not 8 <= len(value) <= 64 or _NOT_A_VALUE.fullmatch(value) or _path(value) or "@" in value[1:]:
+        return False
+    if _DATED.search(value) or _structured(value):
+        return False  # `region#2024-05`: a name and a date
+    classes = (str.isupper, str.islower, str.isdigit, lambda c: not c.isalnum())
+    present = [any(map(test, value)) for test in classes]
+    # Dashes, underscores and dots alone join the parts of ids and names (`SEP-2207`, `eu_west_1`).
+    if not any(not c.isalnum() and c not in "-_." for c in value) or sum(present) < 3 or named(value):
+        return False
+    return _spelled(value) * 2 < len(value)
 
 
 def _pieces(value: str) -> int:
