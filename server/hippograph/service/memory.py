@@ -280,12 +280,13 @@ class Memory(MemoryAPI):
             self._repair_index_soon()
             raise
         finally:
-            # Only writes use the recogniser (~1 s of imports, holding the GIL): a server loads it
-            # after its first call, not beside it, which keeps it out of a cold start's first
-            # answer; a write that comes first loads it itself. Again: nothing. A command (search,
-            # a hook) never loads it for nothing.
+            # Only writes use the recogniser and the larger secret rule sets (~1 s each, holding
+            # the GIL): a server loads them after its first call, not beside it, which keeps them
+            # out of a cold start's first answer; a write that comes first loads them itself.
+            # Again: nothing. A command (search, a hook) never loads them for nothing.
             if self._warm_names:
                 self.stores.names.start()
+                screening.start()
 
     def _repair_index_soon(self) -> None:
         """Rebuild damaged vector tables in the background (once at a time); calls meanwhile fail

@@ -26,12 +26,24 @@ what kind and where, never what; nothing is written.
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Mapping
 from typing import Any
 
 from hippograph.domain.errors import SecretDetected
-from hippograph.text import secrets_scan
+from hippograph.text import secret_rules_yaml, secrets_scan
 from hippograph.text.secrets_scan import SecretFinding
+
+_STARTED = threading.Event()
+
+
+def start() -> None:
+    """Begin reading the larger rule sets in the background (~1 s once; again: nothing), so the
+    first write that is screened does not wait for them."""
+    if not _STARTED.is_set():
+        _STARTED.set()
+        threading.Thread(target=secret_rules_yaml.rules, name="hippograph-secret-rules", daemon=True).start()
+
 
 # Fields whose secrets may be masked in place (HIPPOGRAPH_SECRETS=redact): sentences, not names.
 PROSE = frozenset({"content", "object", "evidence", "reason", "status_reason", "observations", "summary"})

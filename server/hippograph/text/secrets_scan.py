@@ -34,7 +34,7 @@ from hippograph.text.secret_context import (
 from hippograph.text.secret_formats import CLI_PASSWORD, VENDOR_TOKENS
 from hippograph.text.secret_rules import RULES
 from hippograph.text.secret_rules import findings as rule_findings
-from hippograph.text.secret_rules_titus import findings as titus_findings
+from hippograph.text.secret_rules_yaml import findings as yaml_rule_findings
 
 __all__ = ["SecretFinding", "describe", "redact", "scan"]
 
@@ -351,10 +351,14 @@ _MARKER = re.compile(r"\[REDACTED:[a-z0-9-]+\]")  # what `redact` writes
 _URL_PASSWORD = re.compile(r"://[^\s:@/]*:([^\s@/]+)@")
 
 
-def _titus_value(secret: str) -> bool:
-    """A Titus rule's secret, or the password in the link it found, is not a placeholder."""
-    password = _URL_PASSWORD.search(secret)
-    return _url_password(password.group(1)) if password else _not_placeholder(secret)
+def _yaml_rule_secret(text: str, start: int, end: int) -> tuple[int, int] | None:
+    """Where the secret a Titus or Kingfisher rule found is: the password alone when it found a
+    link with one (`postgres://app:X@db`: the rule's group is the whole link), nothing when that
+    password or the value is a placeholder (`mysql://root:<password>@`)."""
+    password = _URL_PASSWORD.search(text, start, end)
+    if password:
+        return password.span(1) if _url_password(password.group(1)) else None
+    return (start, end) if _not_placeholder(text[start:end]) else None
 
 
 def _wider_findings(text: str) -> Iterable[tuple[int, int, int, str]]:
@@ -368,7 +372,7 @@ def _wider_findings(text: str) -> Iterable[tuple[int, int, int, str]]:
 
 
 _GENERIC_PRIORITY = _DETECTOR_BASE + len(_DETECTORS)
-_TITUS_PRIORITY = _GENERIC_PRIORITY  # a vendor's name for the secret, after gitleaks' names
+_YAML_PRIORITY = _GENERIC_PRIORITY  # Titus's and Kingfisher's names, after gitleaks'
 _CONTEXT_PRIORITY = _GENERIC_PRIORITY + 1
 _ENTROPY_PRIORITY = _CONTEXT_PRIORITY + 1
 
@@ -380,13 +384,12 @@ def _raw_findings(text: str, entropy: bool = True) -> Iterable[tuple[int, int, i
             continue  # the catch-all rule takes any value with a digit: not a name of words
         yield start, end, _RULE_PRIORITY.get(rule.id, _GENERIC_PRIORITY), rule.kind
     masked = [m.span() for m in _MARKER.finditer(text)]
-    for start, end, titus in titus_findings(text):
-        # A reCAPTCHA site key has its secret key's shape; docs write `mysql://root:<password>@`;
+    for start, end, found in yaml_rule_findings(text):
+        # A reCAPTCHA site key has its secret key's shape (`site_key: 6Lc...` is public);
         # `amqp://user:[REDACTED:password-in-url]@host` was masked already.
-        if _public_or_digest(text, start) or not _titus_value(text[start:end]):
-            continue
-        if not any(a < end and start < b for a, b in masked):
-            yield start, end, _TITUS_PRIORITY, titus.kind
+        secret = None if _public_or_digest(text, start) else _yaml_rule_secret(text, start, end)
+        if secret and not any(a < secret[1] and secret[0] < b for a, b in masked):
+            yield *secret, _YAML_PRIORITY, found.kind
     yield from _wider_findings(text)
     for index, detector in enumerate(_DETECTORS):
         priority = index + _DETECTOR_BASE if index else 0
