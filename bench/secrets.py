@@ -133,34 +133,33 @@ def heldout_figures(corpus: str = "heldout.tsv") -> dict[str, tuple[int, int]]:
     return {name: (hit, total) for name, (hit, total) in sorted(rows.items())}
 
 
-def heldout_table() -> str:
-    out = [
-        "## Held out: secrets drawn from TruffleHog's detectors (bench.secrets_trufflehog; totals only)",
-        "",
-        "The screen does not load TruffleHog's expressions. 963 formats of 829 detectors, three",
-        "fake secrets each per form; the false-alarm lines are the Nosey Parker corpus's.",
-        "",
-        "| | caught |",
-        "|---|---|",
-    ]
-    for name, (hit, total) in heldout_figures("trufflehog.tsv").items():
+def _corpus_table(title: str, about: list[str], corpus: str) -> str:
+    out = [f"## {title}", "", *about, "", "| | caught |", "|---|---|"]
+    for name, (hit, total) in heldout_figures(corpus).items():
         out.append(f"| {name} | {hit / total:.1%} ({hit}/{total}) |")
     return "\n".join(out)
+
+
+def heldout_table() -> str:
+    return _corpus_table(
+        "Held out: secrets drawn from TruffleHog's detectors (bench.secrets_trufflehog; totals only)",
+        [
+            "The screen does not load TruffleHog's expressions. 963 formats of 829 detectors, three",
+            "fake secrets each per form; the false-alarm lines are the Nosey Parker corpus's.",
+        ],
+        "trufflehog.tsv",
+    )
 
 
 def noseyparker_table() -> str:
-    out = [
-        "## Nosey Parker's rules (bench.secrets_heldout): held out until the screen loaded Titus's rules",
-        "",
-        "Titus, which the screen loads, is Nosey Parker's successor and holds its rules: this corpus",
-        "now measures the rule set as shipped, no longer a scanner the screen was not given.",
-        "",
-        "| | caught |",
-        "|---|---|",
-    ]
-    for name, (hit, total) in heldout_figures().items():
-        out.append(f"| {name} | {hit / total:.1%} ({hit}/{total}) |")
-    return "\n".join(out)
+    return _corpus_table(
+        "Nosey Parker's rules (bench.secrets_heldout): held out until the screen loaded Titus's rules",
+        [
+            "Titus, which the screen loads, is Nosey Parker's successor and holds its rules: this corpus",
+            "now measures the rule set as shipped, no longer a scanner the screen was not given.",
+        ],
+        "heldout.tsv",
+    )
 
 
 def tuning_table() -> str:
