@@ -74,3 +74,52 @@ def test_a_checkpoint_comes_when_the_log_grows_not_when_reads_fill_the_pool(
         assert checkpoints[0] > threshold and _wal(session) < threshold
     finally:
         session.close()
+
+
+def test_a_checkpoint_too_big_for_the_pool_is_done_by_reopening_and_no_write_fails(tmp_path: Path) -> None:
+    """The backward edges into a table of few nodes (ABOUT into entities, HAS_TAG into tags) sit
+    in one node group, and a checkpoint may rewrite it whole: at 1M facts about 592 entities a
+    64 MiB pool could not, every checkpoint after failed, and then every commit (issue 22). Here
+    the same at 8 MiB: before, a checkpoint failed after ~4,000 edges into one node."""
+    session = KuzuSession(tmp_path / "graph.kuzu", max_db_size=1 << 32, buffer_pool_bytes=8 << 20)
+    try:
+        session.execute("CREATE NODE TABLE Fact(id STRING, PRIMARY KEY(id))")
+        session.execute("CREATE NODE TABLE Entity(id STRING, PRIMARY KEY(id))")
+        session.execute("CREATE REL TABLE ABOUT(FROM Fact TO Entity, role STRING)")
+        session.run("CREATE (:Entity {id: 'hub'})")
+        for part in range(40):
+            ids = [f"f{part}_{i}" for i in range(500)]
+            with session.transaction():
+                session.run("UNWIND $ids AS i CREATE (:Fact {id: i})", {"ids": ids})
+                session.run(
+                    "UNWIND $ids AS i MATCH (f:Fact {id: i}), (e:Entity {id: 'hub'}) "
+                    "CREATE (f)-[:ABOUT {role: 'subject'}]->(e)",
+                    {"ids": ids},
+                )
+        assert session.reopened >= 1
+        assert session.run("MATCH (:Fact)-[r:ABOUT]->(:Entity) RETURN count(r) AS n") == [{"n": 20_000}]
+    finally:
+        session.close()
+
+
+def test_a_write_the_pool_cannot_hold_grows_the_pool_so_the_same_call_sent_again_fits(tmp_path: Path) -> None:
+    session = KuzuSession(tmp_path / "graph.kuzu", max_db_size=1 << 32, buffer_pool_bytes=8 << 20)
+    create = "UNWIND range(1, $n) AS i CREATE (:Note {id: CAST(i AS STRING), body: $body})"
+    try:
+        session.execute("CREATE NODE TABLE Note(id STRING, body STRING, PRIMARY KEY(id))")
+        with pytest.raises(GraphCacheFull), session.transaction():
+            session.run(create, {"n": 5_000, "body": "x" * 2000})
+        assert session.run("MATCH (n:Note) RETURN count(*) AS n") == [{"n": 0}]
+        grown = session._buffer_pool_bytes
+        assert grown > 8 << 20
+        for _ in range(4):  # sent again until it fits, as the error says; the pool grows at most 8x
+            try:
+                with session.transaction():
+                    session.run(create, {"n": 5_000, "body": "x" * 2000})
+                break
+            except GraphCacheFull:
+                continue
+        assert session.run("MATCH (n:Note) RETURN count(*) AS n") == [{"n": 5_000}]
+        assert session._buffer_pool_bytes <= 64 << 20
+    finally:
+        session.close()

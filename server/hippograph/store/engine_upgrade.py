@@ -22,7 +22,7 @@ import ladybug
 
 from hippograph.domain.errors import StoreError
 from hippograph.store.graph_copy import discard
-from hippograph.store.kuzu_session import import_database, one_result
+from hippograph.store.kuzu_files import import_database, one_result
 
 log = logging.getLogger(__name__)
 

@@ -22,6 +22,7 @@ import ladybug
 from hippograph.domain.errors import GraphCacheFull, InternalError, StoreError
 from hippograph.store.cache_budget import budget_for
 from hippograph.store.graph_copy import POOL_FULL, copy_graph, discard
+from hippograph.store.kuzu_files import checkpoint_in, one_result
 from hippograph.store.malloc_arenas import release_free_memory
 
 log = logging.getLogger(__name__)
@@ -32,6 +33,7 @@ _WRITES = re.compile(r"\b(CREATE|MERGE|SET|DELETE)\b", re.IGNORECASE)
 # Opening replays the WAL in the pool; a WAL written before checkpoints kept up with the pool
 # (hippograph before issue 22) may need more: the open doubles the pool up to this many times.
 _REPLAY_DOUBLINGS = 5
+_MOST_GROWTH = 8  # the most the page cache grows for writes it cannot hold (see _make_room)
 # Up to this many rows, for_each runs a keyed statement per row instead of one UNWIND.
 _KEYED_ROWS = 16
 # A checkpoint once the WAL holds this fraction of the buffer pool (see KuzuSession._settle).
@@ -39,13 +41,6 @@ _WAL_SHARE = 192
 
 # What a write leaves to do once it is committed (e.g. update the read model).
 CommitHook = Callable[[], None]
-
-
-def one_result(result: ladybug.QueryResult | list[ladybug.QueryResult]) -> ladybug.QueryResult:
-    """The result of one statement (kuzu returns a list only for a string of several)."""
-    if isinstance(result, list):
-        raise InternalError(f"one Kùzu statement was expected, {len(result)} ran")
-    return result
 
 
 def check_params(query: str, params: Mapping[str, Any]) -> None:
@@ -62,23 +57,6 @@ def check_params(query: str, params: Mapping[str, Any]) -> None:
 def _rebuild_paths(path: Path) -> tuple[Path, Path]:
     """Where a rebuild exports the graph to, and the new file it imports into."""
     return path.with_name(path.name + ".export"), path.with_name(path.name + ".rebuild")
-
-
-def import_database(
-    export: Path, db: ladybug.Database, check: Callable[[ladybug.Connection], None] | None = None
-) -> None:
-    """IMPORT the directory ``export`` into the new, empty database ``db``, ``check`` what it
-    holds, checkpoint it and close it: the file is then whole by itself (a rename moves the file,
-    not its log)."""
-    conn = ladybug.Connection(db)
-    try:
-        one_result(conn.execute(f"IMPORT DATABASE '{export}'")).close()
-        if check is not None:
-            check(conn)
-        conn.execute("CHECKPOINT")
-    finally:
-        conn.close()
-        db.close()
 
 
 def _engine_failure(err: RuntimeError, pool_bytes: int) -> StoreError:
@@ -120,6 +98,7 @@ class KuzuSession:
         self.lock = threading.RLock()
         self._publish = publish
         self._max_db_size, self._buffer_pool_bytes = max_db_size, buffer_pool_bytes
+        self._configured_pool = buffer_pool_bytes
         try:
             self._db = self._open(path)
         except RuntimeError as err:
@@ -139,6 +118,7 @@ class KuzuSession:
         self._hooks: list[CommitHook] | None = None
         # A statement a thread wants committed with its next transaction (see ``commit_with``).
         self._riders: dict[int, tuple[str, dict[str, Any]]] = {}
+        self.reopened = 0  # times a checkpoint too big for the pool was done by reopening
 
     def _open(self, path: Path) -> ladybug.Database:
         """The database, its WAL replayed (and checkpointed) whatever pool the replay needed."""
@@ -173,14 +153,16 @@ class KuzuSession:
         with self.lock:
             try:
                 self._conn.execute("CHECKPOINT")
+                full = False
             except RuntimeError as err:
-                log.warning(
-                    "the graph could not be checkpointed before closing (%s): the next open replays its log",
-                    err,
-                )
+                full = POOL_FULL in str(err)
+                if not full:
+                    log.warning("the graph could not be checkpointed before closing (%s)", err)
             self._prepared.clear()
             self._conn.close()
             self._db.close()
+            if full:
+                self._checkpoint_closed()
 
     def checkpoint(self) -> None:
         """Write everything committed into the database file (and empty the WAL)."""
@@ -221,21 +203,87 @@ class KuzuSession:
         try:
             self.checkpoint()
         except RuntimeError as err:
-            # The commit stands; the next one tries again. A checkpoint rewrites a table's last
-            # node group (up to 2^17 rows) in the pool: a pool too small for that fills up.
-            log.warning(
+            # The commit stands. A checkpoint may rewrite a node group whole, and the edges into
+            # a table of few nodes (ABOUT into entities) sit in one: at ~1M facts that outgrew a
+            # 64 MiB pool, and commits failed after. Reopening gives it the pool it needs.
+            if POOL_FULL in str(err):
+                try:
+                    self._checkpoint_by_reopening(err)
+                    return
+                except (RuntimeError, StoreError) as failed:
+                    err = RuntimeError(str(failed))
+            log.warning(  # the next commit tries again
                 "could not checkpoint the graph (%s); if this repeats, raise "
                 "HIPPOGRAPH_MEMORY_BUDGET_BYTES (the graph's page cache, half of it, is %d MiB)",
                 err,
                 self._buffer_pool_bytes >> 20,
             )
 
+    def _checkpoint_by_reopening(self, err: RuntimeError) -> None:
+        """Close the database, open it with a pool doubled until a checkpoint fits (memory for a
+        moment), checkpoint, and open it again with the configured pool. Opened at the configured
+        pool, the replayed log would stay pinned there, unwritten."""
+        log.warning(
+            "the graph's page cache (%d MiB) could not hold a checkpoint (%s): reopening the graph "
+            "to checkpoint in a larger one for a moment",
+            self._buffer_pool_bytes >> 20,
+            err,
+        )
+        with self.lock:
+            if self._hooks is not None:
+                raise InternalError("the graph cannot be reopened inside a transaction")
+            self._prepared.clear()  # ladybug holds the file while a prepared statement lives
+            self._conn.close()
+            self._db.close()
+            self._checkpoint_closed()
+            self._db = self._open(self.path)
+            self._conn = ladybug.Connection(self._db)
+            self.reopened += 1
+        release_free_memory()
+
+    def _checkpoint_closed(self) -> None:
+        """Checkpoint the closed file in a pool doubled until it fits."""
+        pool = self._buffer_pool_bytes
+        for _ in range(_REPLAY_DOUBLINGS):
+            pool *= 2
+            if checkpoint_in(self.path, pool, self._max_db_size):
+                return
+        log.warning("the graph's log did not fit a %d MiB page cache: the next open replays it", pool >> 20)
+
+    def _make_room(self) -> None:
+        """After a write the pool could not hold: checkpoint what it held for earlier commits; if
+        it held little, the write alone outgrew it (an insert into a node group that must be
+        rewritten whole, ~1M facts about a few hundred entities at 64 MiB), and the pool is
+        doubled, up to _MOST_GROWTH times the configured one: a larger cache, not a memory
+        that refuses writes. Either way the call sent again fits."""
+        small = self._wal_bytes() <= self._buffer_pool_bytes // _WAL_SHARE
+        with suppress(RuntimeError):
+            self.checkpoint()
+        if small and self._buffer_pool_bytes < self._configured_pool * _MOST_GROWTH:
+            log.warning(
+                "one write needed more than the graph's %d MiB page cache: it is %d MiB from now on "
+                "in this process (HIPPOGRAPH_MEMORY_BUDGET_BYTES sets where it starts)",
+                self._buffer_pool_bytes >> 20,
+                self._buffer_pool_bytes >> 19,
+            )
+            with self.lock:
+                self._buffer_pool_bytes *= 2
+                self._prepared.clear()
+                self._conn.close()
+                self._db.close()
+                self._db = self._open(self.path)
+                self._conn = ladybug.Connection(self._db)
+
     def _failed(self, err: RuntimeError) -> StoreError:
         """``err`` as a caller's error, after freeing what a full pool needs freed (a checkpoint
         outside a transaction: the failed one has been rolled back)."""
         if POOL_FULL in str(err) and self._hooks is None:
-            with suppress(RuntimeError):
+            try:
                 self.checkpoint()
+            except RuntimeError as failed:
+                if POOL_FULL in str(failed):
+                    with suppress(RuntimeError, StoreError):
+                        self._checkpoint_by_reopening(failed)
         return _engine_failure(err, self._buffer_pool_bytes)
 
     def rebuild(self) -> None:
@@ -334,8 +382,7 @@ class KuzuSession:
                 with suppress(RuntimeError):
                     self._conn.execute("ROLLBACK")
                 if isinstance(err, GraphCacheFull):
-                    with suppress(RuntimeError):
-                        self.checkpoint()  # what the pool held for earlier commits: the next call fits
+                    self._make_room()
                 raise
             rider = self._riders.pop(threading.get_ident(), None)
             if rider is not None:

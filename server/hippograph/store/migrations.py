@@ -9,7 +9,8 @@ from typing import Any
 import ladybug
 
 from hippograph.domain.errors import SchemaTooNew
-from hippograph.store.kuzu_session import KuzuSession, one_result
+from hippograph.store.kuzu_files import one_result
+from hippograph.store.kuzu_session import KuzuSession
 from hippograph.store.schema import graph_schema_version, kuzu_migrations
 
 log = logging.getLogger(__name__)

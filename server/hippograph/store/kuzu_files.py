@@ -1,0 +1,61 @@
+"""A graph file handled outside a session: one statement's result, an export imported into a new
+file, a checkpoint in a page cache of a given size. Used by the session (``kuzu_session``) and the
+engine upgrade, which open files of their own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import ladybug
+
+from hippograph.domain.errors import InternalError
+from hippograph.store.graph_copy import POOL_FULL
+
+__all__ = ["checkpoint_in", "import_database", "one_result"]
+
+
+def one_result(result: ladybug.QueryResult | list[ladybug.QueryResult]) -> ladybug.QueryResult:
+    """The result of one statement (kuzu returns a list only for a string of several)."""
+    if isinstance(result, list):
+        raise InternalError(f"one Kùzu statement was expected, {len(result)} ran")
+    return result
+
+
+def import_database(
+    export: Path, db: ladybug.Database, check: Callable[[ladybug.Connection], None] | None = None
+) -> None:
+    """IMPORT the directory ``export`` into the new, empty database ``db``, ``check`` what it
+    holds, checkpoint it and close it: the file is then whole by itself (a rename moves the file,
+    not its log)."""
+    conn = ladybug.Connection(db)
+    try:
+        one_result(conn.execute(f"IMPORT DATABASE '{export}'")).close()
+        if check is not None:
+            check(conn)
+        conn.execute("CHECKPOINT")
+    finally:
+        conn.close()
+        db.close()
+
+
+def checkpoint_in(path: Path, pool: int, max_db_size: int) -> bool:
+    """Open the database with a ``pool``-byte page cache, checkpoint and close: whether it fit."""
+    try:
+        db = ladybug.Database(str(path), max_db_size=max_db_size, buffer_pool_size=pool)
+    except RuntimeError as err:
+        if POOL_FULL in str(err):
+            return False
+        raise
+    connection = ladybug.Connection(db)
+    try:
+        connection.execute("CHECKPOINT")
+        return True
+    except RuntimeError as err:
+        if POOL_FULL in str(err):
+            return False
+        raise
+    finally:
+        connection.close()
+        db.close()
