@@ -5,6 +5,7 @@ engine upgrade, which open files of their own.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from pathlib import Path
 
@@ -13,7 +14,9 @@ import ladybug
 from hippograph.domain.errors import InternalError
 from hippograph.store.graph_copy import POOL_FULL
 
-__all__ = ["checkpoint_in", "import_database", "one_result"]
+log = logging.getLogger(__name__)
+
+__all__ = ["checkpoint_closed", "checkpoint_in", "import_database", "one_result"]
 
 
 def one_result(result: ladybug.QueryResult | list[ladybug.QueryResult]) -> ladybug.QueryResult:
@@ -59,3 +62,13 @@ def checkpoint_in(path: Path, pool: int, max_db_size: int) -> bool:
     finally:
         connection.close()
         db.close()
+
+
+def checkpoint_closed(path: Path, pool: int, max_db_size: int, doublings: int) -> bool:
+    """Checkpoint the closed file at ``path`` in a pool doubled from ``pool`` until it fits."""
+    for _ in range(doublings):
+        pool *= 2
+        if checkpoint_in(path, pool, max_db_size):
+            return True
+    log.warning("the graph's log did not fit a %d MiB page cache: the next open replays it", pool >> 20)
+    return False

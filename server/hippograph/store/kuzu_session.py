@@ -22,7 +22,7 @@ import ladybug
 from hippograph.domain.errors import GraphCacheFull, InternalError, StoreError
 from hippograph.store.cache_budget import budget_for
 from hippograph.store.graph_copy import POOL_FULL, copy_graph, discard
-from hippograph.store.kuzu_files import checkpoint_in, one_result
+from hippograph.store.kuzu_files import checkpoint_closed, one_result
 from hippograph.store.malloc_arenas import release_free_memory
 
 log = logging.getLogger(__name__)
@@ -162,7 +162,7 @@ class KuzuSession:
             self._conn.close()
             self._db.close()
             if full:
-                self._checkpoint_closed()
+                checkpoint_closed(self.path, self._buffer_pool_bytes, self._max_db_size, _REPLAY_DOUBLINGS)
 
     def checkpoint(self) -> None:
         """Write everything committed into the database file (and empty the WAL)."""
@@ -235,20 +235,11 @@ class KuzuSession:
             self._prepared.clear()  # ladybug holds the file while a prepared statement lives
             self._conn.close()
             self._db.close()
-            self._checkpoint_closed()
+            checkpoint_closed(self.path, self._buffer_pool_bytes, self._max_db_size, _REPLAY_DOUBLINGS)
             self._db = self._open(self.path)
             self._conn = ladybug.Connection(self._db)
             self.reopened += 1
         release_free_memory()
-
-    def _checkpoint_closed(self) -> None:
-        """Checkpoint the closed file in a pool doubled until it fits."""
-        pool = self._buffer_pool_bytes
-        for _ in range(_REPLAY_DOUBLINGS):
-            pool *= 2
-            if checkpoint_in(self.path, pool, self._max_db_size):
-                return
-        log.warning("the graph's log did not fit a %d MiB page cache: the next open replays it", pool >> 20)
 
     def _make_room(self) -> None:
         """After a write the pool could not hold: checkpoint what it held for earlier commits; if
