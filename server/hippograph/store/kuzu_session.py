@@ -201,45 +201,49 @@ class KuzuSession:
         if self._wal_bytes() <= self._buffer_pool_bytes // _WAL_SHARE:
             return
         try:
-            self.checkpoint()
-        except RuntimeError as err:
-            # The commit stands. A checkpoint may rewrite a node group whole, and the edges into
-            # a table of few nodes (ABOUT into entities) sit in one: at ~1M facts that outgrew a
-            # 64 MiB pool, and commits failed after. Reopening gives it the pool it needs.
-            if POOL_FULL in str(err):
-                try:
-                    self._checkpoint_by_reopening(err)
-                    return
-                except (RuntimeError, StoreError) as failed:
-                    err = RuntimeError(str(failed))
-            log.warning(  # the next commit tries again
+            self._checkpoint_or_reopen()
+        except (RuntimeError, StoreError) as err:
+            log.warning(  # the commit stands; the next one tries again
                 "could not checkpoint the graph (%s); if this repeats, raise "
                 "HIPPOGRAPH_MEMORY_BUDGET_BYTES (the graph's page cache, half of it, is %d MiB)",
                 err,
                 self._buffer_pool_bytes >> 20,
             )
 
-    def _checkpoint_by_reopening(self, err: RuntimeError) -> None:
-        """Close the database, open it with a pool doubled until a checkpoint fits (memory for a
-        moment), checkpoint, and open it again with the configured pool. Opened at the configured
-        pool, the replayed log would stay pinned there, unwritten."""
-        log.warning(
-            "the graph's page cache (%d MiB) could not hold a checkpoint (%s): reopening the graph "
-            "to checkpoint in a larger one for a moment",
-            self._buffer_pool_bytes >> 20,
-            err,
-        )
+    def _checkpoint_or_reopen(self) -> None:
+        """Checkpoint; if the pool cannot hold it, close the database, checkpoint the file in a
+        pool doubled until it fits (memory for a moment) and open it again at this pool. A
+        checkpoint may rewrite a node group whole, and the edges into a table of few nodes (ABOUT
+        into entities) sit in one: at ~1M facts that outgrew a 64 MiB pool, and commits failed
+        after. Opened again at the same pool, the replayed log would stay pinned, unwritten."""
+        try:
+            self.checkpoint()
+        except RuntimeError as err:
+            if POOL_FULL not in str(err):
+                raise
+            log.warning(
+                "the graph's page cache (%d MiB) could not hold a checkpoint (%s): reopening the graph "
+                "to checkpoint in a larger one for a moment",
+                self._buffer_pool_bytes >> 20,
+                err,
+            )
+            self._reopen(checkpoint=True)
+            self.reopened += 1
+            release_free_memory()
+
+    def _reopen(self, *, checkpoint: bool = False) -> None:
+        """Close the database (``checkpoint``: and checkpoint the closed file in a larger pool)
+        and open it again at ``_buffer_pool_bytes``."""
         with self.lock:
             if self._hooks is not None:
                 raise InternalError("the graph cannot be reopened inside a transaction")
             self._prepared.clear()  # ladybug holds the file while a prepared statement lives
             self._conn.close()
             self._db.close()
-            checkpoint_closed(self.path, self._buffer_pool_bytes, self._max_db_size, _REPLAY_DOUBLINGS)
+            if checkpoint:
+                checkpoint_closed(self.path, self._buffer_pool_bytes, self._max_db_size, _REPLAY_DOUBLINGS)
             self._db = self._open(self.path)
             self._conn = ladybug.Connection(self._db)
-            self.reopened += 1
-        release_free_memory()
 
     def _make_room(self) -> None:
         """After a write the pool could not hold: checkpoint what it held for earlier commits; if
@@ -259,22 +263,14 @@ class KuzuSession:
             )
             with self.lock:
                 self._buffer_pool_bytes *= 2
-                self._prepared.clear()
-                self._conn.close()
-                self._db.close()
-                self._db = self._open(self.path)
-                self._conn = ladybug.Connection(self._db)
+                self._reopen()
 
     def _failed(self, err: RuntimeError) -> StoreError:
         """``err`` as a caller's error, after freeing what a full pool needs freed (a checkpoint
         outside a transaction: the failed one has been rolled back)."""
         if POOL_FULL in str(err) and self._hooks is None:
-            try:
-                self.checkpoint()
-            except RuntimeError as failed:
-                if POOL_FULL in str(failed):
-                    with suppress(RuntimeError, StoreError):
-                        self._checkpoint_by_reopening(failed)
+            with suppress(RuntimeError, StoreError):
+                self._checkpoint_or_reopen()
         return _engine_failure(err, self._buffer_pool_bytes)
 
     def rebuild(self) -> None:
