@@ -17,6 +17,7 @@ import pytest
 from hippograph.config import MEMORY_BUDGET_MIN, Settings
 from hippograph.domain.errors import StoreError
 from hippograph.service.memory import Memory
+from hippograph.store import migrations
 from hippograph.store.embed import FastEmbedder
 from hippograph.store.kuzu_session import KuzuSession
 from tests.test_graph_cache import _POOL
@@ -113,5 +114,45 @@ def test_thousands_of_small_commits_about_hubs_fit_the_smallest_pool(tmp_path: P
                     {"id": f"n{i}", "hub": f"h{i % 20}"},
                 )
         assert session.run("MATCH (h:Hub) RETURN sum(h.n) AS n") == [{"n": 3_000}]
+    finally:
+        session.close()
+
+
+def test_a_checkpoint_after_writes_about_a_hub_fits_the_pool_at_any_degree(tmp_path: Path) -> None:
+    """Schema v6 keeps ABOUT and HAS_TAG edges on the fact's side only. Before, every edge into
+    an entity or a tag sat in the one node group (2^17 nodes) of the few entities or tags, and a
+    checkpoint after edges into one of them rewrote the lists of those made after it: at 1M facts
+    about 592 entities a 64 MiB pool could not, and here (300k facts, half of them about a later
+    entity and with a later tag, 2,000 new edges into the first ones, a 16 MiB pool) each
+    checkpoint had to reopen the graph in a larger pool. Now the edges spread over the facts'
+    node groups, and a checkpoint needs what the groups it touches need."""
+    path = tmp_path / "graph.kuzu"
+    built = KuzuSession(path, max_db_size=1 << 34, buffer_pool_bytes=512 << 20)
+    try:
+        migrations.migrate(built)
+        built.execute("COPY Fact(id) FROM (UNWIND range(0, 299999) AS i RETURN 'f' + CAST(i AS STRING))")
+        built.run("CREATE (:Entity {id: 'hub'}), (:Tag {name: 'busy'})")
+        built.run("CREATE (:Entity {id: 'later'}), (:Tag {name: 'later'})")
+        half = "UNWIND range(0, 149999) AS i RETURN 'f' + CAST(2 * i AS STRING)"
+        built.execute(f"COPY ABOUT FROM ({half}, 'later', 'subject')")
+        built.execute(f"COPY HAS_TAG FROM ({half}, 'later')")
+    finally:
+        built.close()
+    session = KuzuSession(path, max_db_size=1 << 34, buffer_pool_bytes=16 << 20)
+    try:
+        for part in range(4):
+            with session.transaction():
+                for i in range(500):  # one statement a row, as the store writes them (see for_each)
+                    session.run(
+                        "MATCH (f:Fact {id: $id}) MATCH (e:Entity {id: 'hub'}) MATCH (t:Tag {name: 'busy'}) "
+                        "CREATE (f)-[:ABOUT {role: 'object'}]->(e), (f)-[:HAS_TAG]->(t)",
+                        {"id": f"f{(part * 500 + i) * 797 % 300_000}"},  # facts of every node group
+                    )
+        session.checkpoint()
+        assert (session.reopened, session.grown) == (0, 0)
+        # Counted from the facts' side (a match keyed on an entity would join every fact).
+        about = session.run("MATCH (:Fact)-[r:ABOUT]->(:Entity) RETURN count(r) AS n")
+        tagged = session.run("MATCH (:Fact)-[r:HAS_TAG]->(:Tag) RETURN count(r) AS n")
+        assert (about, tagged) == ([{"n": 152_000}], [{"n": 152_000}])
     finally:
         session.close()

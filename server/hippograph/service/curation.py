@@ -79,7 +79,7 @@ class Curator:
         after = [e.dst for e in g.view(EVERYWHERE).fact_edges([fact.id], [EdgeType.NEXT]) if e.src == fact.id]
         with g.transaction():
             entities = g.purge_facts([tomb], fact.tags)
-            orphans = sorted(set(g.orphan_entities()) & entities)
+            orphans = sorted(set(g.orphan_entities(gone=[tomb.id])) & entities)
             g.delete_entities(orphans)
             g.set_meta(PURGE_PENDING, tomb.id)
             g.receipts.drop_all()  # replies of recent writes may quote the fact

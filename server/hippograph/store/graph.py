@@ -455,13 +455,10 @@ class KuzuGraphStore:
 
         self._session.after_commit(apply)
 
-    def orphan_entities(self) -> list[str]:
-        """Entities no fact is about and no relation touches."""
-        rows = self._session.run(
-            "MATCH (e:Entity) WHERE NOT EXISTS { MATCH (e)<-[:ABOUT]-(:Fact) } "
-            "AND NOT EXISTS { MATCH (e)-[:RELATES]-(:Entity) } RETURN e.id AS id"
-        )
-        return [r["id"] for r in rows]
+    def orphan_entities(self, gone: Collection[str] = ()) -> list[str]:
+        """Entities no fact is about and no relation touches, once the facts ``gone`` are purged
+        (asked of the index: the graph keeps ABOUT edges on the fact's side only, schema v6)."""
+        return IndexView(self._read, EVERYWHERE).unlinked_entities(gone)
 
     def delete_entities(self, entity_ids: Sequence[str]) -> None:
         if entity_ids:
@@ -484,11 +481,10 @@ def _erase(
         for edge in ("(f:Fact {id: $id})-[r:ABOUT]->(:Entity)", "(f:Fact {id: $id})-[r:HAS_TAG]->(:Tag)"):
             session.run(f"MATCH {edge} DELETE r", {"id": fact.id})
         session.run("MATCH (:Entity)-[r:RELATES]->(:Entity) WHERE r.fact_id = $id DELETE r", {"id": fact.id})
-    if tags:
-        session.run(
-            "MATCH (t:Tag) WHERE t.name IN $names AND NOT EXISTS { MATCH (t)<-[:HAS_TAG]-(:Fact) } DELETE t",
-            {"names": sorted(tags)},
-        )
+    unused = IndexView(read, EVERYWHERE).tags_only_on(tags, [fact.id for fact in tombstones])
+    if unused:
+        # DETACH: a plain DELETE of a node edges point to asks for the edges it no longer keeps
+        session.run("MATCH (t:Tag) WHERE t.name IN $names DETACH DELETE t", {"names": unused})
 
     def apply() -> None:
         for fact in tombstones:

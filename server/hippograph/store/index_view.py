@@ -304,3 +304,30 @@ class IndexView(AboutReads):
         seen = found if self._scopes is None else found & self._scopes
         folded = prefix.casefold()
         return sorted(s for s in seen if s.casefold().startswith(folded))[:limit]
+
+    def unlinked_entities(self, gone: Iterable[str] = ()) -> list[str]:
+        """The seen entities no fact is about and no relation touches, once the facts ``gone``
+        (being purged in the open transaction) and the relations they stated are gone."""
+        without = ids_param(set(gone))
+        with self._x.lock:
+            seen, params = self._in_scope("e")
+            rows = self._rows(
+                f"SELECT e.id FROM entity e WHERE NOT EXISTS (SELECT 1 FROM about a WHERE a.entity = e.id "
+                f"AND a.fact NOT {_IN}) AND NOT EXISTS (SELECT 1 FROM relates r WHERE e.id IN (r.src, r.dst) "
+                f"AND (r.fact_id IS NULL OR r.fact_id NOT {_IN})) AND {seen} ORDER BY e.id",
+                without,
+                without,
+                *params,
+            )
+        return [str(eid) for (eid,) in rows]
+
+    def tags_only_on(self, tags: Iterable[str], fact_ids: Iterable[str]) -> list[str]:
+        """Those of ``tags`` that no fact but ``fact_ids`` carries, in any scope (a tag is no
+        scope's: it goes when its last fact, seen here or not, is purged)."""
+        rows = self._rows(
+            f"SELECT n.value FROM json_each(?) n WHERE NOT EXISTS (SELECT 1 FROM tag t "
+            f"WHERE t.tag = n.value AND t.fact NOT {_IN}) ORDER BY 1",
+            ids_param(set(tags)),
+            ids_param(set(fact_ids)),
+        )
+        return [str(tag) for (tag,) in rows]

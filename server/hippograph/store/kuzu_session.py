@@ -119,6 +119,7 @@ class KuzuSession:
         # A statement a thread wants committed with its next transaction (see ``commit_with``).
         self._riders: dict[int, tuple[str, dict[str, Any]]] = {}
         self.reopened = 0  # times a checkpoint too big for the pool was done by reopening
+        self.grown = 0  # times one write too big for the pool doubled it (``_make_room``)
 
     def _open(self, path: Path) -> ladybug.Database:
         """The database, its WAL replayed (and checkpointed) whatever pool the replay needed."""
@@ -263,6 +264,7 @@ class KuzuSession:
             )
             with self.lock:
                 self._buffer_pool_bytes *= 2
+                self.grown += 1
                 self._reopen()
 
     def _failed(self, err: RuntimeError) -> StoreError:

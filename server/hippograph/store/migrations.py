@@ -8,10 +8,10 @@ from typing import Any
 
 import ladybug
 
-from hippograph.domain.errors import SchemaTooNew
+from hippograph.domain.errors import GraphCacheFull, SchemaTooNew
 from hippograph.store.kuzu_files import one_result
 from hippograph.store.kuzu_session import KuzuSession
-from hippograph.store.schema import graph_schema_version, kuzu_migrations
+from hippograph.store.schema import Migration, graph_schema_version, kuzu_migrations
 
 log = logging.getLogger(__name__)
 
@@ -95,12 +95,26 @@ def migrate(session: KuzuSession) -> None:
         if migration.version <= current:
             continue
         log.log(level, "applying graph schema migration %03d_%s", migration.version, migration.name)
-        with session.transaction():
-            for statement in migration.statements:
-                session.execute(statement)
-            set_meta(session, _VERSION_KEY, str(migration.version))
+        _apply(session, migration)
     if current == 0:
         log.info("created the graph store %s (schema version %d)", session.path, len(kuzu_migrations()))
+
+
+def _apply(session: KuzuSession, migration: Migration) -> None:
+    """One migration and its version in one transaction. A migration that copies a table (v6)
+    needs page cache in proportion to it: when the cache cannot hold it, the transaction has
+    made room (the cache doubled for this process, up to a bound) and the migration runs again."""
+    while True:
+        grown = session.grown
+        try:
+            with session.transaction():
+                for statement in migration.statements:
+                    session.execute(statement)
+                set_meta(session, _VERSION_KEY, str(migration.version))
+            return
+        except GraphCacheFull:
+            if session.grown == grown:
+                raise
 
 
 def get_meta(session: KuzuSession, key: str) -> str | None:

@@ -11,7 +11,7 @@ fact links as often as they are written.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -145,8 +145,9 @@ class PgEdges(PgSession):
         )
         return [(str(fid), int(hops)) for fid, hops in rows]
 
-    def orphan_entities(self) -> list[str]:
-        """Entities no fact is about and no relation touches."""
+    def orphan_entities(self, gone: Collection[str] = ()) -> list[str]:
+        """Entities no fact is about and no relation touches (the open transaction's purge of
+        the facts ``gone`` is already seen here)."""
         rows = self._rows(
             "SELECT e.id FROM hg_entity e WHERE NOT EXISTS (SELECT 1 FROM hg_about a WHERE a.entity = e.id) "
             "AND NOT EXISTS (SELECT 1 FROM hg_relates r WHERE r.src = e.id OR r.dst = e.id) ORDER BY e.id"
