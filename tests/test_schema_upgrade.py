@@ -76,7 +76,7 @@ def test_a_v1_data_dir_gets_back_what_decay_took_and_loses_what_searches_gave(
     _v1_data_dir(data_dir)
     memory = Memory.open(Settings(data_dir=data_dir, models_dir=models_dir), embedder=embedder)
     try:
-        assert memory.stats()["schema_version"] == 6
+        assert memory.stats()["schema_version"] == 7
         facts = memory.graph.get_facts([f["id"] for f in V1_FACTS])
         dog, rumour, birthday, porto, lisbon, wifi = (facts[f["id"]] for f in V1_FACTS)
 

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from hippograph.store.schema import graph_schema_version
 from testkit.process import PYTHON, server_env
 from testkit.process import run_cli as hippograph
 
@@ -58,7 +59,7 @@ def test_doctor_and_stats_report_a_consistent_store(tmp_path: Path, models_dir: 
     assert doctor["reindexed"] == 0 and doctor["orphan_rows_removed"] == 0
     stats = json.loads(hippograph(data_dir, models_dir, "stats", "--json").stdout)
     assert stats["facts"] == stats["indexed_facts"] > 0
-    assert stats["schema_version"] == 5
+    assert stats["schema_version"] == graph_schema_version()
     assert set(stats["by_status"]) == {"staged"}
 
 

@@ -119,13 +119,15 @@ def test_thousands_of_small_commits_about_hubs_fit_the_smallest_pool(tmp_path: P
 
 
 def test_a_checkpoint_after_writes_about_a_hub_fits_the_pool_at_any_degree(tmp_path: Path) -> None:
-    """Schema v6 keeps ABOUT and HAS_TAG edges on the fact's side only. Before, every edge into
-    an entity or a tag sat in the one node group (2^17 nodes) of the few entities or tags, and a
-    checkpoint after edges into one of them rewrote the lists of those made after it: at 1M facts
-    about 592 entities a 64 MiB pool could not, and here (300k facts, half of them about a later
-    entity and with a later tag, 2,000 new edges into the first ones, a 16 MiB pool) each
-    checkpoint had to reopen the graph in a larger pool. Now the edges spread over the facts'
-    node groups, and a checkpoint needs what the groups it touches need."""
+    """Schema v6 keeps ABOUT and HAS_TAG edges on the fact's side only, and v7 relations in rows
+    of their own. Before, every edge into an entity or a tag sat in the one node group (2^17
+    nodes) of the few entities or tags, and a checkpoint after edges into one of them rewrote
+    the lists of those made after it: at 1M facts about 592 entities a 64 MiB pool could not,
+    and here (300k facts, half of them about a later entity and with a later tag, 2,000 new
+    edges into the first ones, a 16 MiB pool) each checkpoint had to reopen the graph in a
+    larger pool. Now they spread over node groups as facts do, and a checkpoint needs what the
+    groups it touches need (RELATES edges, entity to entity, failed alike: 1M of them among 600
+    entities, 500 more, 32 MiB)."""
     path = tmp_path / "graph.kuzu"
     built = KuzuSession(path, max_db_size=1 << 34, buffer_pool_bytes=512 << 20)
     try:
@@ -136,6 +138,7 @@ def test_a_checkpoint_after_writes_about_a_hub_fits_the_pool_at_any_degree(tmp_p
         half = "UNWIND range(0, 149999) AS i RETURN 'f' + CAST(2 * i AS STRING)"
         built.execute(f"COPY ABOUT FROM ({half}, 'later', 'subject')")
         built.execute(f"COPY HAS_TAG FROM ({half}, 'later')")
+        built.execute(f"COPY Relation(id, src, dst, fact_id) FROM ({half}, 'later', 'later', 'f0')")
     finally:
         built.close()
     session = KuzuSession(path, max_db_size=1 << 34, buffer_pool_bytes=16 << 20)
@@ -145,7 +148,8 @@ def test_a_checkpoint_after_writes_about_a_hub_fits_the_pool_at_any_degree(tmp_p
                 for i in range(500):  # one statement a row, as the store writes them (see for_each)
                     session.run(
                         "MATCH (f:Fact {id: $id}) MATCH (e:Entity {id: 'hub'}) MATCH (t:Tag {name: 'busy'}) "
-                        "CREATE (f)-[:ABOUT {role: 'object'}]->(e), (f)-[:HAS_TAG]->(t)",
+                        "CREATE (f)-[:ABOUT {role: 'object'}]->(e), (f)-[:HAS_TAG]->(t), "
+                        "(:Relation {id: 'r' + $id, src: 'hub', dst: 'later', fact_id: $id})",
                         {"id": f"f{(part * 500 + i) * 797 % 300_000}"},  # facts of every node group
                     )
         session.checkpoint()
@@ -153,6 +157,7 @@ def test_a_checkpoint_after_writes_about_a_hub_fits_the_pool_at_any_degree(tmp_p
         # Counted from the facts' side (a match keyed on an entity would join every fact).
         about = session.run("MATCH (:Fact)-[r:ABOUT]->(:Entity) RETURN count(r) AS n")
         tagged = session.run("MATCH (:Fact)-[r:HAS_TAG]->(:Tag) RETURN count(r) AS n")
-        assert (about, tagged) == ([{"n": 152_000}], [{"n": 152_000}])
+        related = session.run("MATCH (r:Relation) RETURN count(r) AS n")
+        assert (about, tagged, related) == ([{"n": 152_000}], [{"n": 152_000}], [{"n": 152_000}])
     finally:
         session.close()

@@ -9,6 +9,7 @@ from hippograph.config import Settings
 from hippograph.service.memory import Memory
 from hippograph.service.upkeep import COMPACT_FLOOR
 from hippograph.store.embed import FastEmbedder
+from hippograph.store.schema import graph_schema_version
 from hippograph.store.seam import COMPACT_BYTES
 
 pytestmark = pytest.mark.embedded  # the embedded graph's file
@@ -59,7 +60,7 @@ def test_a_few_facts_over_several_sessions_keep_the_graph_file_under_16_mib(
     try:
         # Every fact, entity and edge as it was (the first line is the export's header and time).
         assert reopened.export()["jsonl"].splitlines()[1:] == exported.splitlines()[1:]
-        assert reopened.graph.schema_version() == 5
+        assert reopened.graph.schema_version() == graph_schema_version()
         report = reopened.reconcile()
         assert (report.added, report.removed, report.restatused) == (0, 0, 0)
         assert int(reopened.graph.get_meta(COMPACT_BYTES) or 0) > 0  # it was rewritten at least once

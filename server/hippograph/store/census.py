@@ -5,6 +5,7 @@ from __future__ import annotations
 from hippograph.domain.errors import InternalError
 from hippograph.domain.models import FACT_EDGES, EdgeType
 from hippograph.store.graph_values import EdgeRow
+from hippograph.store.index_build import RELATES_PROPS
 from hippograph.store.kuzu_session import KuzuSession
 from hippograph.store.rows import edge_props
 
@@ -25,8 +26,12 @@ class GraphCensus:
             edges += [EdgeRow(edge_type, r["src"], r["dst"], edge_props(r["props"])) for r in rows]
         rows = run("MATCH (f:Fact)-[r:ABOUT]->(e:Entity) RETURN f.id AS src, e.id AS dst, r.role AS role")
         edges += [EdgeRow(EdgeType.ABOUT, r["src"], r["dst"], {"role": r["role"]}) for r in rows]
-        rows = run("MATCH (a:Entity)-[r:RELATES]->(b:Entity) RETURN a.id AS src, b.id AS dst, r AS props")
-        edges += [EdgeRow(EdgeType.RELATES, r["src"], r["dst"], edge_props(r["props"])) for r in rows]
+        props = ", ".join(f"r.{n} AS {n}" for n in RELATES_PROPS)
+        rows = run(f"MATCH (r:Relation) RETURN r.src AS src, r.dst AS dst, {props}")
+        edges += [
+            EdgeRow(EdgeType.RELATES, r["src"], r["dst"], edge_props({n: r[n] for n in RELATES_PROPS}))
+            for r in rows
+        ]
         rows = run("MATCH (f:Fact)-[:HAS_TAG]->(t:Tag) RETURN f.id AS src, t.name AS tag")
         edges += [EdgeRow(EdgeType.HAS_TAG, r["src"], r["tag"], {}) for r in rows]
         return edges
@@ -43,4 +48,5 @@ class GraphCensus:
         facts = run("MATCH (f:Fact) RETURN count(f) AS n")[0]["n"]
         entities = run("MATCH (e:Entity) RETURN count(e) AS n")[0]["n"]
         edges = run("MATCH ()-[r]->() RETURN count(r) AS n")[0]["n"]
+        edges += run("MATCH (r:Relation) RETURN count(r) AS n")[0]["n"]  # RELATES, rows since v7
         return {"facts": int(facts), "entities": int(entities), "edges": int(edges)}

@@ -25,6 +25,7 @@ from hippograph.store.cache_budget import DEFAULT_SHARES, CacheBudget
 from hippograph.store.census import GraphCensus
 from hippograph.store.entity_index import EntityIndex, IndexedEntities
 from hippograph.store.fact_cache import FactCache
+from hippograph.store.graph_erase import erase
 from hippograph.store.graph_index import GraphIndex
 from hippograph.store.graph_values import ClaimKey, SessionKey, claim_key
 from hippograph.store.index_build import RELATES_PROPS, build_index
@@ -212,9 +213,9 @@ class KuzuGraphStore:
         self._session.after_commit(apply)
 
     def purge_facts(self, tombstones: Sequence[Fact], tags: Sequence[str]) -> set[str]:
-        """Erase the text of facts ``lc.purge`` made tombstones (see ``_erase``); drop the tags among
+        """Erase the text of facts ``lc.purge`` made tombstones (see ``graph_erase``); drop the tags among
         ``tags`` no fact carries any more. Returns the entities the facts were about."""
-        return _erase(self._session, self._read, self._facts, tombstones, tags)
+        return erase(self._session, self._read, self._facts, tombstones, tags)
 
     def rebuild(self) -> None:
         """Rewrite the graph file from its contents (``KuzuSession.rebuild``); keep its new size."""
@@ -428,25 +429,20 @@ class KuzuGraphStore:
         self.link_entities_many([Relation(src, dst, predicate, weight, fact_id, now)])
 
     def link_entities_many(self, relations: Sequence[Relation]) -> None:
-        """RELATES edges between entities, all in one statement."""
+        """RELATES edges between entities (rows of their own: schema v7), in one transaction."""
         if not relations:
             return
         rows: list[dict[str, Any]] = [
-            {
-                "src": rel.src,
-                "dst": rel.dst,
-                "predicate": rel.predicate,
-                "weight": float(rel.weight),
-                "fact_id": rel.fact_id,
-                "created_at": to_db_time(rel.at),
-            }
+            {"id": uuid.uuid4().hex, "src": rel.src, "dst": rel.dst, "predicate": rel.predicate}
+            | {"weight": float(rel.weight), "fact_id": rel.fact_id, "created_at": to_db_time(rel.at)}
             for rel in relations
         ]
-        fields = ", ".join(f"{n}: v_{n}" for n in RELATES_PROPS)
+        # A row of its own (schema v7), written once both entities are found.
+        columns = ("id", *RELATES_PROPS)
+        fields = ", ".join(f"{n}: v_{n}" for n in columns)
         ends = [("a:Entity", "id", "src"), ("b:Entity", "id", "dst")]
-        self._session.for_each(
-            rows, ends, EdgeType.RELATES, RELATES_PROPS, f"CREATE (a)-[:RELATES {{{fields}}}]->(b)"
-        )
+        create = f"CREATE (:Relation {{src: a.id, dst: b.id, {fields}}})"
+        self._session.for_each(rows, ends, "Relation", columns, create)
 
         def apply() -> None:
             for row in rows:
@@ -463,33 +459,7 @@ class KuzuGraphStore:
     def delete_entities(self, entity_ids: Sequence[str]) -> None:
         if entity_ids:
             ids = list(entity_ids)
+            relations = "MATCH (r:Relation) WHERE r.src IN $ids OR r.dst IN $ids DELETE r"
+            self._session.run(relations, {"ids": ids})
             self._session.run("MATCH (e:Entity) WHERE e.id IN $ids DETACH DELETE e", {"ids": ids})
             self._session.after_commit(lambda: self._read.delete_entities(ids))
-
-
-def _erase(
-    session: KuzuSession, read: GraphIndex, cache: FactCache, tombstones: Sequence[Fact], tags: Sequence[str]
-) -> set[str]:
-    """The fact columns set to the tombstones' (no text), their ABOUT and HAS_TAG edges and the
-    RELATES edges they stated deleted; fact-to-fact edges stay (the chains). The old strings
-    stay in Kùzu's free pages until ``rebuild``."""
-    entities: set[str] = set()
-    for fact in tombstones:
-        entities |= {e.dst for e in IndexView(read, EVERYWHERE).about_edges([fact.id])}
-        sets = ", ".join(f"f.{c} = {session.cast('Fact', c).replace('r.', '$')}" for c in FACT_COLUMNS[1:])
-        session.run(f"MATCH (f:Fact {{id: $id}}) SET {sets}", fact_params(fact))
-        for edge in ("(f:Fact {id: $id})-[r:ABOUT]->(:Entity)", "(f:Fact {id: $id})-[r:HAS_TAG]->(:Tag)"):
-            session.run(f"MATCH {edge} DELETE r", {"id": fact.id})
-        session.run("MATCH (:Entity)-[r:RELATES]->(:Entity) WHERE r.fact_id = $id DELETE r", {"id": fact.id})
-    unused = IndexView(read, EVERYWHERE).tags_only_on(tags, [fact.id for fact in tombstones])
-    if unused:
-        # DETACH: a plain DELETE of a node edges point to asks for the edges it no longer keeps
-        session.run("MATCH (t:Tag) WHERE t.name IN $names DETACH DELETE t", {"names": unused})
-
-    def apply() -> None:
-        for fact in tombstones:
-            read.purge_fact(fact.id, fact.status.value)
-        cache.put(tombstones)
-
-    session.after_commit(apply)
-    return entities

@@ -67,8 +67,8 @@ def _fill(session: KuzuSession, index: GraphIndex) -> None:
         index.load_about(about["e"], about["f"], about["role"], about["pos"])
     for rel in _slices(
         session,
-        "MATCH (a:Entity)-[x:RELATES]->(b:Entity)",
-        "a.id AS src, b.id AS dst, x.predicate AS predicate, x.weight AS weight, x.fact_id AS fact_id, "
+        "MATCH (x:Relation)",  # in the order made (offsets: a row of its own since schema v7)
+        "x.src AS src, x.dst AS dst, x.predicate AS predicate, x.weight AS weight, x.fact_id AS fact_id, "
         "x.created_at AS created_at",
     ):
         index.load_relates(rel["src"], rel["dst"], props_by_row(rel, RELATES_PROPS))

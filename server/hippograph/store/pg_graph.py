@@ -51,8 +51,8 @@ _ENTITIES = f"SELECT {', '.join(ENTITY_COLUMNS)} FROM hg_entity"
 
 # The embedded graph's schema version whose facts, entities and edges these tables hold (raised
 # with it when the model changes; storage-only steps such as hg_fact.seq leave it). 6: the
-# embedded graph's edge storage changed, not the model; raised with it, as exports name it.
-_GRAPH_MODEL = 6
+# embedded graph's edge storage changed, not the model (7: relations as rows); raised with it.
+_GRAPH_MODEL = 7
 
 
 class PgGraphStore(PgEdges):
