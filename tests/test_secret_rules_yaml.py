@@ -7,6 +7,7 @@ Every secret here is FAKE: drawn at random in the test, or a rule's own example.
 from __future__ import annotations
 
 import dataclasses
+import json
 import random
 import re
 import shutil
@@ -62,6 +63,30 @@ def test_rules_are_titus_then_kingfishers_that_titus_does_not_carry() -> None:
     carried = {rule.id for rule in titus}
     assert ids[len(titus) :] == [rule.id for rule in kingfisher if rule.id not in carried]
     assert any(rule.id.startswith("kingfisher.") for rule in titus)  # Titus took some in
+
+
+def test_the_shipped_derived_rules_are_what_the_yaml_gives() -> None:
+    """rules/derived.json spares a process the YAML (~0.5 s); it must say what the files say."""
+    shipped = json.loads(secret_rules_yaml.DERIVED.read_text(encoding="utf-8"))
+    assert shipped == secret_rules_yaml.derive(), (
+        "rules/derived.json is stale: run python -c 'from hippograph.text.secret_rules_yaml "
+        "import write_derived; write_derived()'"
+    )
+    assert rules() == secret_rules_yaml.from_yaml()
+
+
+def test_derived_rules_of_other_files_are_not_used(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    stale = json.loads(secret_rules_yaml.DERIVED.read_text(encoding="utf-8"))
+    stale["from"]["titus"] = "0" * 64  # derived from another Titus
+    stale["rules"] = stale["rules"][:1]
+    moved = tmp_path / "derived.json"
+    moved.write_text(json.dumps(stale), encoding="utf-8")
+    monkeypatch.setattr(secret_rules_yaml, "DERIVED", moved)
+    secret_rules_yaml._read.cache_clear()
+    try:
+        assert len(secret_rules_yaml._read()) == len(secret_rules_yaml.from_yaml()) > 1
+    finally:
+        secret_rules_yaml._read.cache_clear()
 
 
 def test_a_copy_with_one_byte_changed_is_refused_naming_the_directory(tmp_path: Path) -> None:

@@ -38,7 +38,7 @@ _STARTED = threading.Event()
 
 
 def start() -> None:
-    """Begin reading the larger rule sets in the background (~1 s once; again: nothing), so the
+    """Begin reading the larger rule sets in the background (~30 ms once; again: nothing), so the
     first write that is screened does not wait for them."""
     if not _STARTED.is_set():
         _STARTED.set()
