@@ -19,6 +19,7 @@ Pure: the file is read once, at import; no I/O after that, no logging.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import math
 import re
@@ -59,9 +60,17 @@ _SEMI_GENERIC = re.compile(
 @dataclass(frozen=True)
 class Allowlist:
     target: str  # what the regexes are matched against: "secret", "match" or "line"
-    regexes: tuple[re.Pattern[str], ...]
-    stopwords: re.Pattern[str] | None  # a secret containing one (any case) is allowed
+    sources: tuple[str, ...]  # the regexes, in Python's syntax (compiled on first use)
+    stopword_source: str | None  # a secret containing one of these (any case) is allowed
     every: bool  # condition AND: all the criteria given must hold, not any
+
+    @property
+    def regexes(self) -> tuple[re.Pattern[str], ...]:
+        return tuple(map(_compiled, self.sources))
+
+    @property
+    def stopwords(self) -> re.Pattern[str] | None:
+        return None if self.stopword_source is None else _compiled_words(self.stopword_source)
 
     def allows(self, secret: str, match: str, line: str) -> bool:
         subject = {"match": match, "line": line}.get(self.target, secret)
@@ -77,14 +86,39 @@ class Allowlist:
 class Rule:
     id: str
     kind: str  # what a refusal calls it: the id in words ("github pat", "slack webhook url")
-    pattern: re.Pattern[str]
+    source: str  # the rule's regex in Python's syntax (compiled on first use: `pattern`)
     group: int  # the secret's group; 0: the first non-empty group, else the whole match
     entropy: float  # a secret must have more bits per character than this; 0: no minimum
     keywords: tuple[str, ...]  # lowercase; the rule runs only on a text containing one
     allowlists: tuple[Allowlist, ...]
     name_lead: bool = False  # the rule's `[\w.-]{0,50}?` before its key name is matched apart
-    vendor: re.Pattern[str] | None = None  # semi-generic rules: the vendor's names
-    shape: re.Pattern[str] | None = None  # ... and the secret's shape, anchored at both ends
+    vendor_source: str | None = None  # semi-generic rules: the vendor's names
+    shape_source: str | None = None  # ... and the secret's shape, anchored at both ends
+
+    @property
+    def pattern(self) -> re.Pattern[str]:
+        return _compiled(self.source)
+
+    @property
+    def vendor(self) -> re.Pattern[str] | None:
+        return None if self.vendor_source is None else _compiled(self.vendor_source)
+
+    @property
+    def shape(self) -> re.Pattern[str] | None:
+        return None if self.shape_source is None else _compiled(self.shape_source)
+
+
+# Patterns are compiled when a text first needs them: compiling all ~470 at import took ~0.15 s
+# of every process's start.
+@functools.cache
+def _compiled(source: str) -> re.Pattern[str]:
+    # RE2's \w, \s, \b and (?i) are ASCII.
+    return re.compile(source, re.ASCII)
+
+
+@functools.cache
+def _compiled_words(source: str) -> re.Pattern[str]:
+    return re.compile(source)
 
 
 # --- Go (RE2) to Python ---------------------------------------------------------------------------
@@ -150,26 +184,21 @@ _NAME_LEAD = r"(?i)[\w.-]{0,50}?"
 _NAME_RUN = re.compile(r"[\w.-]{1,50}$", re.ASCII)
 
 
-def _compile(pattern: str) -> re.Pattern[str]:
-    # RE2's \w, \s, \b and (?i) are ASCII.
-    return re.compile(go_to_python(pattern), re.ASCII)
-
-
 def _allowlist(entry: dict[str, Any]) -> Allowlist | None:
     if entry.get("paths") and (entry.get("condition") == "AND" or not entry.get("regexes")):
         return None  # about file paths: a remembered text has none
     return Allowlist(
         target=entry.get("regexTarget", "secret"),
-        regexes=tuple(_compile(r) for r in entry.get("regexes", ())),
-        stopwords=_any_of(entry.get("stopwords", ())),
+        sources=tuple(go_to_python(r) for r in entry.get("regexes", ())),
+        stopword_source=_any_of(entry.get("stopwords", ())),
         every=entry.get("condition") == "AND",
     )
 
 
-def _any_of(words: list[str]) -> re.Pattern[str] | None:
+def _any_of(words: list[str]) -> str | None:
     # One alternation, longest first: ~1,500 stopwords in one pass over a secret.
     ordered = sorted({w.lower() for w in words}, key=len, reverse=True)
-    return re.compile("|".join(map(re.escape, ordered))) if ordered else None
+    return "|".join(map(re.escape, ordered)) if ordered else None
 
 
 def _rule(entry: dict[str, Any]) -> Rule:
@@ -177,20 +206,20 @@ def _rule(entry: dict[str, Any]) -> Rule:
     semi = not entry["id"].startswith("generic") and _SEMI_GENERIC.fullmatch(entry["regex"])
     vendor = shape = None
     if semi:
-        vendor = _compile(rf"(?i)(?<![a-z])(?:{semi.group('vendor')})")
-        shape = _compile(rf"(?i)(?:{semi.group('shape')})")
+        vendor = go_to_python(rf"(?i)(?<![a-z])(?:{semi.group('vendor')})")
+        shape = go_to_python(rf"(?i)(?:{semi.group('shape')})")
     lists = (_allowlist(a) for a in entry.get("allowlists", ()))
     return Rule(
         id=entry["id"],
         kind=entry["id"].replace("-", " "),
-        pattern=_compile(entry["regex"].replace(_NAME_LEAD, "(?i)", 1)),
+        source=go_to_python(entry["regex"].replace(_NAME_LEAD, "(?i)", 1)),
         name_lead=entry["regex"].startswith(_NAME_LEAD),
         group=entry.get("secretGroup", 0),
         entropy=float(entry.get("entropy", 0.0)),
         keywords=tuple(k.lower() for k in entry.get("keywords", ())),
         allowlists=tuple(a for a in lists if a is not None),
-        vendor=vendor,
-        shape=shape,
+        vendor_source=vendor,
+        shape_source=shape,
     )
 
 
@@ -208,7 +237,7 @@ RULES, _GLOBAL = _load()
 _KEYWORDS = sorted({k for rule in RULES for k in rule.keywords})
 _RULES_BY_KEYWORD = {k: [i for i, rule in enumerate(RULES) if k in rule.keywords] for k in _KEYWORDS}
 _UNGATED = frozenset(i for i, rule in enumerate(RULES) if not rule.keywords)
-_SEMI_GENERIC_RULES = tuple(rule for rule in RULES if rule.vendor is not None)
+_SEMI_GENERIC_RULES = tuple(rule for rule in RULES if rule.vendor_source is not None)
 
 
 def entropy(text: str) -> float:
