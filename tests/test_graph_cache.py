@@ -107,8 +107,9 @@ def test_a_write_the_pool_cannot_hold_grows_the_pool_so_the_same_call_sent_again
     create = "UNWIND range(1, $n) AS i CREATE (:Note {id: CAST(i AS STRING), body: $body})"
     try:
         session.execute("CREATE NODE TABLE Note(id STRING, body STRING, PRIMARY KEY(id))")
-        with pytest.raises(GraphCacheFull), session.transaction():
+        with pytest.raises(GraphCacheFull) as full, session.transaction():
             session.run(create, {"n": 5_000, "body": "x" * 2000})
+        assert full.value.room_made  # the caller may send it again (the service does)
         assert session.run("MATCH (n:Note) RETURN count(*) AS n") == [{"n": 0}]
         grown = session._buffer_pool_bytes
         assert grown > 8 << 20
@@ -121,5 +122,12 @@ def test_a_write_the_pool_cannot_hold_grows_the_pool_so_the_same_call_sent_again
                 continue
         assert session.run("MATCH (n:Note) RETURN count(*) AS n") == [{"n": 5_000}]
         assert session._buffer_pool_bytes <= 64 << 20
+        too_big = create.replace("CAST(i", "'big' + CAST(i")
+        made = []
+        for _ in range(4):  # 120 MB in one write: room is made until the pool is 8x, then no more
+            with pytest.raises(GraphCacheFull) as full, session.transaction():
+                session.run(too_big, {"n": 60_000, "body": "x" * 2000})
+            made.append(full.value.room_made)
+        assert made[-1] is False and session._buffer_pool_bytes == 64 << 20
     finally:
         session.close()

@@ -59,6 +59,8 @@ def run_worker(size: int, args: argparse.Namespace, profile: Path | None, timeou
         cmd.append("--no-mcp")
     if args.keep:
         cmd.append("--keep")
+    if args.reuse:
+        cmd.append("--reuse")
     try:
         proc = subprocess.run(cmd, cwd=REPO, timeout=timeout, check=False)
     except subprocess.TimeoutExpired:
@@ -206,6 +208,11 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     )
     parser.add_argument("--no-vector-cache", dest="vector_cache", action="store_const", const=None)
     parser.add_argument("--keep", action="store_true", help="keep the stores")
+    parser.add_argument(
+        "--reuse",
+        action="store_true",
+        help="use a store a run with --keep built in --work-dir (its build figures are that run's)",
+    )
     # worker-only flags
     parser.add_argument("--worker", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--result", type=Path, help=argparse.SUPPRESS)

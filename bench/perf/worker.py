@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import json
 import os
 import shutil
 import statistics
@@ -34,6 +35,8 @@ from bench.perf.workload import Query, corpus, event_times, queries, remember_kw
 
 REMEMBER_SAMPLES = 300
 PROFILE_REMEMBERS = 20
+# Beside a store a run kept: its build figures, so a later run with --reuse can skip the build.
+BUILT = "bench-build.json"
 
 
 def worker(args: argparse.Namespace) -> dict[str, Any]:
@@ -43,7 +46,10 @@ def worker(args: argparse.Namespace) -> dict[str, Any]:
 
     size = args.worker
     data_dir = args.work_dir / f"store-{size}"
-    shutil.rmtree(data_dir, ignore_errors=True)
+    built_file = data_dir / BUILT
+    reused = args.reuse and built_file.is_file()
+    if not reused:
+        shutil.rmtree(data_dir, ignore_errors=True)
     t_load = time.perf_counter()
     embedder = FastEmbedder(DEFAULT_MODEL, args.models_dir)
     result: dict[str, Any] = {"size": size, "model_load_s": round(time.perf_counter() - t_load, 2)}
@@ -77,7 +83,10 @@ def worker(args: argparse.Namespace) -> dict[str, Any]:
     )
     memory = open_memory(data_dir, args.models_dir, cached or embedder)
     try:
-        if cached is not None:
+        if reused:
+            log(f"size {size}: reusing the store built before ({built_file})")
+            result["build"] = {**json.loads(built_file.read_text()), "reused": True}
+        elif cached is not None:
             log(f"size {size}: building by import ({cached.loaded:,} vectors cached)")
             result["build"] = build_by_import(memory, facts, times, args.seed)
         else:
@@ -85,6 +94,8 @@ def worker(args: argparse.Namespace) -> dict[str, Any]:
             result["build"] = build(memory, facts, times)
     finally:
         memory.close()
+    if not reused:
+        built_file.write_text(json.dumps(result["build"]))
     if cached is not None:
         cached.save()
         result["build"]["vectors_cached"] = cached.hits

@@ -55,7 +55,9 @@ class Closing(StoreError):
 
 
 class GraphCacheFull(StoreError):
-    pass
+    # Whether room was made after the failure (the cache written to disk, or made larger), so the
+    # same write, sent again, may fit.
+    room_made: bool = False
 
 
 class IndexDamaged(StoreError):

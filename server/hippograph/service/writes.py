@@ -14,7 +14,7 @@ import numpy as np
 
 from hippograph.domain import conflicts, sameness
 from hippograph.domain import lifecycle as lc
-from hippograph.domain.errors import InvalidInput, NotFound
+from hippograph.domain.errors import GraphCacheFull, InvalidInput, NotFound
 from hippograph.domain.models import (
     CorrectOut,
     EntityOut,
@@ -303,7 +303,16 @@ class Writer:
         # Before the transaction: if the model fails, nothing is written. (Embedding beside the
         # graph's statements, in a thread, made remember slower on two cores: 18 vs 16 ms p50.)
         entity_vectors = self.stores.embedder.embed([entity_text(e) for e in created]) if created else None
-        write_graph(g, planned, batch, created)
+        while True:
+            try:
+                write_graph(g, planned, batch, created)
+                break
+            except GraphCacheFull as full:
+                # Nothing of it was stored (the transaction rolled back whole); when room was made
+                # for it, the same write is sent again: a large write (a claim with thousands of
+                # active facts superseded at once) costs time, not an error.
+                if not full.room_made:
+                    raise
         # Committed: from here on the facts survive a crash (reconcile re-indexes them).
         for p in new:
             self.stores.sessions.committed(p.fact)

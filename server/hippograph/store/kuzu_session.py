@@ -246,16 +246,18 @@ class KuzuSession:
             self._db = self._open(self.path)
             self._conn = ladybug.Connection(self._db)
 
-    def _make_room(self) -> None:
+    def _make_room(self) -> bool:
         """After a write the pool could not hold: checkpoint what it held for earlier commits; if
-        it held little, the write alone outgrew it (an insert into a node group that must be
-        rewritten whole, ~1M facts about a few hundred entities at 64 MiB), and the pool is
-        doubled, up to _MOST_GROWTH times the configured one: a larger cache, not a memory
-        that refuses writes. Either way the call sent again fits."""
+        it held little, the write alone outgrew it, and the pool is doubled, up to _MOST_GROWTH
+        times the configured one. Whether room was made (the call sent again may fit)."""
         small = self._wal_bytes() <= self._buffer_pool_bytes // _WAL_SHARE
-        with suppress(RuntimeError):
+        try:
             self.checkpoint()
-        if small and self._buffer_pool_bytes < self._configured_pool * _MOST_GROWTH:
+        except RuntimeError:
+            return False
+        if not small:
+            return True  # the pages earlier commits pinned are written: room for the same write
+        if self._buffer_pool_bytes < self._configured_pool * _MOST_GROWTH:
             log.warning(
                 "one write needed more than the graph's %d MiB page cache: it is %d MiB from now on "
                 "in this process (HIPPOGRAPH_MEMORY_BUDGET_BYTES sets where it starts)",
@@ -266,6 +268,8 @@ class KuzuSession:
                 self._buffer_pool_bytes *= 2
                 self.grown += 1
                 self._reopen()
+            return True
+        return False
 
     def _failed(self, err: RuntimeError) -> StoreError:
         """``err`` as a caller's error, after freeing what a full pool needs freed (a checkpoint
@@ -371,7 +375,7 @@ class KuzuSession:
                 with suppress(RuntimeError):
                     self._conn.execute("ROLLBACK")
                 if isinstance(err, GraphCacheFull):
-                    self._make_room()
+                    err.room_made = self._make_room()
                 raise
             rider = self._riders.pop(threading.get_ident(), None)
             if rider is not None:
