@@ -10,7 +10,7 @@ import ladybug
 import pytest
 
 from hippograph.config import Settings
-from hippograph.domain.errors import SchemaTooNew
+from hippograph.domain.errors import SchemaTooNew, StoreError
 from hippograph.service.memory import Memory
 from hippograph.store.embed import FastEmbedder
 from hippograph.store.migrations import version_mark
@@ -34,7 +34,7 @@ def _stored(settings: Settings, embedder: FastEmbedder) -> Path:
     return settings.data_dir / "graph.kuzu"
 
 
-def _set_graph_version(graph: Path, version: int) -> None:
+def _set_graph_version(graph: Path, version: int | str) -> None:
     db = ladybug.Database(str(graph))
     conn = ladybug.Connection(db)
     conn.execute(f"MATCH (m:Meta {{key: 'schema_version'}}) SET m.value = '{version}'")
@@ -82,4 +82,14 @@ def test_a_mark_behind_its_graph_never_lets_the_graph_be_taken_for_ours(
         Memory.open(settings, embedder=embedder)
     assert version_mark(graph).read_text() == str(graph_schema_version())
     with pytest.raises(SchemaTooNew):  # and again: the store was closed, not left locked
+        Memory.open(settings, embedder=embedder)
+
+
+def test_a_damaged_schema_version_is_refused_saying_so(settings: Settings, embedder: FastEmbedder) -> None:
+    """Seen once on a 1M-fact store (2026-11-29): the Meta table's strings read shifted ('7f')."""
+    graph = _stored(settings, embedder)
+    _set_graph_version(graph, "7f")
+    with pytest.raises(
+        StoreError, match="schema version reads '7f', not a number: its Meta table is damaged"
+    ):
         Memory.open(settings, embedder=embedder)

@@ -8,7 +8,7 @@ from typing import Any
 
 import ladybug
 
-from hippograph.domain.errors import GraphCacheFull, SchemaTooNew
+from hippograph.domain.errors import GraphCacheFull, SchemaTooNew, StoreError
 from hippograph.store.kuzu_files import one_result
 from hippograph.store.kuzu_session import KuzuSession
 from hippograph.store.schema import Migration, graph_schema_version, kuzu_migrations
@@ -81,7 +81,15 @@ def schema_version(session: KuzuSession) -> int:
     if "Meta" not in session.table_names():
         return 0
     value = get_meta(session, _VERSION_KEY)
-    return int(value) if value is not None else 0
+    if value is None:
+        return 0
+    if not value.isdigit():
+        raise StoreError(
+            f"{session.path}: the graph's schema version reads {value[:40]!r}, not a number: its Meta "
+            "table is damaged, so the graph is not opened. Restore the data dir from a backup, or "
+            "report it with `hippograph doctor` output; nothing was changed."
+        )
+    return int(value)
 
 
 def migrate(session: KuzuSession) -> None:
