@@ -113,15 +113,14 @@ def _apply(session: KuzuSession, migration: Migration) -> None:
     needs page cache in proportion to it: when the cache cannot hold it, the transaction has
     made room (the cache doubled for this process, up to a bound) and the migration runs again."""
     while True:
-        grown = session.grown
         try:
             with session.transaction():
                 for statement in migration.statements:
                     session.execute(statement)
                 set_meta(session, _VERSION_KEY, str(migration.version))
             return
-        except GraphCacheFull:
-            if session.grown == grown:
+        except GraphCacheFull as full:
+            if not full.room_made:
                 raise
 
 
