@@ -109,3 +109,33 @@ def test_a_copy_that_fails_leaves_nothing_behind(tmp_path: Path) -> None:
         assert [t.name for t in tables(session._conn)][:2] == ["Entity", "Fact"]
     finally:
         session.close()
+
+
+def test_a_rebuild_killed_in_its_new_files_checkpoint_does_not_stop_the_next_one(tmp_path: Path) -> None:
+    """A process killed while its new file checkpointed leaves ``<new>.wal.checkpoint``, which
+    ladybug refuses beside any other database ("Database ID for temporary file ... does not
+    match"): kept, every later compaction and purge would fail. Made here from another live
+    database's log, which ladybug writes in the same form."""
+    other = tmp_path / "other.lbug"
+    session = KuzuSession(other, max_db_size=1 << 32, buffer_pool_bytes=_POOL)
+    try:
+        session.run("CREATE NODE TABLE T(id STRING PRIMARY KEY)")
+        session.run("CREATE (:T {id: 'x'})")
+        stale = (Path(f"{other}.wal")).read_bytes()
+    finally:
+        session.close()
+    path = tmp_path / "graph.lbug"
+    session = KuzuSession(path, max_db_size=1 << 32, buffer_pool_bytes=_POOL)
+    try:
+        migrate(session)
+        _fill(session, 500)
+        before = _contents(session)
+        leftover = Path(f"{path}.rebuild.wal.checkpoint")  # where ``rebuild`` makes its new file
+        leftover.write_bytes(stale)
+
+        session.rebuild()
+
+        assert _contents(session) == before
+        assert not leftover.exists()
+    finally:
+        session.close()

@@ -38,10 +38,23 @@ _FEWEST_ROWS = 64
 POOL_FULL = "buffer pool is full"
 
 
+# The files ladybug keeps beside a database: its log, and what a checkpoint writes while it runs
+# (left behind when the process dies in one; the next open finishes the checkpoint from them).
+SIDE_FILES = (".wal", ".shadow", ".wal.checkpoint", ".checkpoint.apply.lock", ".checkpoint.intent.lock")
+
+
+def side_files(path: Path) -> list[Path]:
+    """Where ladybug keeps its files beside the database ``path``."""
+    return [Path(f"{path}{side}") for side in SIDE_FILES]
+
+
 def discard(*paths: Path) -> None:
-    """Remove these database files (and their log and shadow files) or export directories."""
+    """Remove these database files and the files ladybug keeps beside them, or export
+    directories. A rebuild killed in a checkpoint of its new file left ``<new>.wal.checkpoint``;
+    kept, the next rebuild's new file would not open ("Database ID for temporary file ... does
+    not match the current database"), and no rebuild would succeed again."""
     for path in paths:
-        for found in (path, Path(f"{path}.wal"), Path(f"{path}.shadow")):
+        for found in (path, *side_files(path)):
             if found.is_dir():
                 shutil.rmtree(found)
             elif found.exists():

@@ -21,7 +21,7 @@ import ladybug
 
 from hippograph.domain.errors import GraphCacheFull, InternalError, StoreError
 from hippograph.store.cache_budget import budget_for
-from hippograph.store.graph_copy import POOL_FULL, copy_graph, discard
+from hippograph.store.graph_copy import POOL_FULL, copy_graph, discard, side_files
 from hippograph.store.kuzu_files import checkpoint_closed, one_result
 from hippograph.store.malloc_arenas import release_free_memory
 
@@ -305,7 +305,7 @@ class KuzuSession:
             self._db.close()
             self._prepared.clear()
             os.replace(fresh, self.path)
-            discard(export, Path(f"{self.path}.wal"))
+            discard(export, *side_files(self.path))  # none after a clean close
             self._db = self._open(self.path)
             self._conn = ladybug.Connection(self._db)
 
