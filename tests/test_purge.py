@@ -132,7 +132,7 @@ def test_an_interrupted_purge_is_finished_by_the_next_open(
         # The process dies after the graph committed the purge, before the stores are rewritten
         # (and so does not rewrite the graph compactly at close either).
         monkeypatch.setattr(curation, "finish_purge", lambda stores: None)
-        monkeypatch.setattr(Upkeep, "compact_graph", lambda self: False)
+        monkeypatch.setattr(Upkeep, "compact_graph", lambda self, most_bytes=None: False)
         memory.forget(secret, purge=True)
     finally:
         memory.close()

@@ -14,6 +14,7 @@ and the next owner runs it.
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 
@@ -29,12 +30,18 @@ class CallsInFlight:
         self._changed = threading.Condition()
         self._running = 0
         self._closing = False
+        self._last_ended = time.monotonic()  # when the last call ended (or counting began)
 
     @property
     def running(self) -> int:
         """How many calls are under way."""
         with self._changed:
             return self._running
+
+    def idle_for(self) -> float:
+        """Seconds since the last call ended, or 0 while one runs."""
+        with self._changed:
+            return 0.0 if self._running else time.monotonic() - self._last_ended
 
     @property
     def closing(self) -> bool:
@@ -54,6 +61,7 @@ class CallsInFlight:
         finally:
             with self._changed:
                 self._running -= 1
+                self._last_ended = time.monotonic()
                 self._changed.notify_all()
 
     def shut(self, timeout_s: float) -> bool:

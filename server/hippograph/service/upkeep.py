@@ -12,7 +12,7 @@ from hippograph.domain import lifecycle as lc
 from hippograph.domain.models import EdgeType, Fact, FactKind, FactStatus, MaintenanceChange, MaintenanceOut
 from hippograph.service.shaping import entity_row, entity_text, index_text, iso
 from hippograph.service.stores import Stores
-from hippograph.store.seam import COMPACT_BYTES, EVERYWHERE, fact_row
+from hippograph.store.seam import COMPACT_BYTES, COMPACT_FACTS, EVERYWHERE, fact_row
 
 LAST_MAINTENANCE = "last_maintenance"
 
@@ -21,10 +21,13 @@ log = logging.getLogger(__name__)
 
 # How long a proxied write's reply is kept for a retry (retries come within a minute).
 _KEEP_RECEIPTS = timedelta(days=1)
-# The graph file is rewritten at close once it is over this and twice its compact size (the
-# meta ``COMPACT_BYTES``): a store of a few facts stays under it, and one of 5,000
-# (44 MiB, 12 MiB compact) is rewritten in 0.7 s.
+# The graph file is rewritten once it is over this and twice its compact size (the meta
+# ``COMPACT_BYTES``): a store of a few facts stays under it, and one of 5,000 (44 MiB, 12 MiB
+# compact) is rewritten in 0.7 s.
 COMPACT_FLOOR = 16 << 20
+# The largest file rewritten at close: an MCP client that closes a stdio server's stdin kills it
+# 2-4 s later, and 1M facts (~300 MB) take 100-165 s to copy. Larger ones wait for an idle server.
+CLOSE_COMPACT_MOST = 64 << 20
 
 
 @dataclass(frozen=True)
@@ -40,19 +43,20 @@ class Upkeep:
     def __init__(self, stores: Stores) -> None:
         self.stores = stores
 
-    def compact_graph(self) -> bool:
-        """Rewrite the graph file if it has grown past ``COMPACT_FLOOR`` and twice its size after
-        its last rewrite, and the disk has room for a second copy; say whether it was rewritten.
+    def compact_graph(self, most_bytes: int | None = None) -> bool:
+        """Rewrite the graph file if it is swollen (``_swollen``) and, when ``most_bytes`` is
+        given, no larger than that, and the disk has room for a second copy; say whether it was
+        rewritten. Run holding the write lock: at a clean close for a file small enough to copy
+        in a close's time (``CLOSE_COMPACT_MOST``), else by a server's background job once no
+        call has come for a while (``Memory.compact_when_idle``).
 
-        Why it grows: kuzu 0.11.3 gives a relationship table whose node group a checkpoint
-        rewrites a CSR header sized for a whole node group (2^17 nodes), ~3 MiB of mostly zero
-        pages per rewrite, and keeps the copy before it as free space. A store written in many
-        small sessions so comes to ~9 MiB per edge type in use, however few its edges (71 MiB
-        for 50 facts using every edge type); rewritten (EXPORT/IMPORT) it is 8 MiB and grows
-        slowly after. README: "Files".
+        Why it swells: a checkpoint rewrites the node groups it touches and keeps the copy before
+        it as free space, and a relationship table's group carries a CSR header sized for a
+        whole group: kuzu 0.11.3 reached ~9 MiB per edge type in use for a few facts written in
+        many sessions (71 MiB for 50 facts). ladybug 0.22 swells less (600 facts in 30 sessions:
+        5.4 MiB, 3.3 rewritten; 1M facts built in one run: 368 MB, 291 rewritten). README: "Files".
 
-        Run at a clean close, holding the write lock. A failed or interrupted rewrite leaves the
-        old file whole (``KuzuSession.rebuild``).
+        A failed or interrupted rewrite leaves the old file whole (``KuzuSession.rebuild``).
         """
         graph = self.stores.graph
         path = graph.file
@@ -60,7 +64,7 @@ class Upkeep:
             return False  # a graph with no file of its own (a server database): nothing to rewrite
         graph.checkpoint()
         size = path.stat().st_size
-        if size <= max(COMPACT_FLOOR, 2 * int(graph.get_meta(COMPACT_BYTES) or 0)):
+        if not self._swollen(size) or (most_bytes is not None and size > most_bytes):
             return False
         if shutil.disk_usage(self.stores.settings.data_dir).free < 2 * size:
             log.info("graph file is %d MiB; too little disk free to rewrite it compactly", size >> 20)
@@ -68,6 +72,21 @@ class Upkeep:
         graph.rebuild()
         log.info("rewrote the graph file compactly: %d -> %s bytes", size, graph.get_meta(COMPACT_BYTES))
         return True
+
+    def compaction_due(self) -> bool:
+        """Whether the graph file is swollen enough to be rewritten (cheap: a stat and two reads)."""
+        path = self.stores.graph.file
+        return path is not None and path.exists() and self._swollen(path.stat().st_size)
+
+    def _swollen(self, size: int) -> bool:
+        """A file of ``size`` bytes is swollen past ``COMPACT_FLOOR`` and twice what its last
+        rewrite would be for the facts it holds now: the size after that rewrite, times how many
+        more facts there are since (a memory that doubled is not swollen for being twice as big)."""
+        graph = self.stores.graph
+        compact = int(graph.get_meta(COMPACT_BYTES) or 0)
+        then = int(graph.get_meta(COMPACT_FACTS) or 0)
+        growth = max(1.0, graph.fact_count() / then) if then else 1.0
+        return size > max(COMPACT_FLOOR, 2 * compact * growth)
 
     def maintain(self, now: datetime | None = None, dry_run: bool = False) -> MaintenanceOut:
         """Expiry, dormancy and orphan cleanup over every active fact, judged at ``now`` (default:

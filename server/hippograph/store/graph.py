@@ -44,7 +44,7 @@ from hippograph.store.rows import (
     fact_state_params,
     to_db_time,
 )
-from hippograph.store.seam import COMPACT_BYTES, FactLink, Relation
+from hippograph.store.seam import COMPACT_BYTES, COMPACT_FACTS, FactLink, Relation
 
 __all__ = ["KuzuGraphStore"]
 
@@ -218,9 +218,11 @@ class KuzuGraphStore:
         return erase(self._session, self._read, self._facts, tombstones, tags)
 
     def rebuild(self) -> None:
-        """Rewrite the graph file from its contents (``KuzuSession.rebuild``); keep its new size."""
+        """Rewrite the graph file from its contents (``KuzuSession.rebuild``); keep its new size
+        and how many facts it holds."""
         self._session.rebuild()
         self.set_meta(COMPACT_BYTES, str(self.file.stat().st_size))
+        self.set_meta(COMPACT_FACTS, str(self.fact_count()))
 
     def writer(self) -> AbstractContextManager[None]:
         """Nothing beyond the service's write lock: one process owns an embedded graph."""

@@ -30,6 +30,7 @@ from hippograph.store.vector_rows import Filter, Hit, as_stored, fact_row, unit
 
 __all__ = [
     "COMPACT_BYTES",
+    "COMPACT_FACTS",
     "EVERYWHERE",
     "ClaimKey",
     "EdgeRow",
@@ -55,6 +56,8 @@ __all__ = [
 
 # Meta: the graph's size on disk right after its last rebuild (what "swollen" is measured against).
 COMPACT_BYTES = "graph_compact_bytes"
+# Meta: how many facts it held then (a file twice as large for twice the facts is not swollen).
+COMPACT_FACTS = "graph_compact_facts"
 
 # A fact-to-fact edge to write: (source id, target id, time, properties).
 FactLink = tuple[str, str, datetime, Mapping[str, Any]]
