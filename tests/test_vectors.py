@@ -168,6 +168,31 @@ def test_the_background_fold_waits_until_enough_appends_wait(tmp_path: Path) -> 
     store.close()
 
 
+def test_a_close_leaves_a_large_tables_appends_to_the_next_process_which_folds_them_at_once(
+    tmp_path: Path,
+) -> None:
+    """A fold of a table large enough for an ANN index took 2-11 s at 1M facts, more than a stdio
+    client waits for a close: the close leaves it, the rows stay searchable, and the next open
+    finds them unindexed and makes the fold due for its background job."""
+    store = LanceVectorStore(tmp_path / "vectors", dim=16, model="test-model")
+    ids, rows, vectors = _random_rows(610)
+    store.add("facts", rows[:600], vectors[:600])
+    store.optimize()
+    assert store.ensure_vector_index(min_rows=500) is True
+    store.add("facts", rows[600:], vectors[600:])
+    assert store.optimize(closing=True) is False
+    store.close()
+
+    store = LanceVectorStore(tmp_path / "vectors", dim=16, model="test-model")
+    assert store._appends.rows == 10
+    assert store.vector_search("facts", vectors[605], 3, Filter(statuses=("staged",)))[0].id == ids[605]
+    assert store.optimize(when_due=True) is True
+    store.close()
+    store = LanceVectorStore(tmp_path / "vectors", dim=16, model="test-model")
+    assert store._appends.rows == 0  # nothing left unfolded
+    store.close()
+
+
 def test_the_write_path_skips_a_fold_while_the_ann_index_is_built_and_folds_after(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

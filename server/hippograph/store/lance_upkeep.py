@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -65,6 +66,15 @@ class Appends:
 
     def folded(self) -> None:
         self.fragments = self.rows = 0
+
+
+def left_unfolded(tables: Iterable[Any]) -> Appends:
+    """What earlier processes left unfolded in ``tables`` (a close leaves a large table's appends
+    to the next process): due at once, for the background job."""
+    rows = max((int(index.num_unindexed_rows or 0) for t in tables for index in t.list_indices()), default=0)
+    if not rows:
+        return Appends()
+    return Appends(fragments=1, rows=rows, since=time.monotonic() - FOLD_AFTER_S)
 
 
 # The ANN index: IVF partitions of RaBitQ codes (1 bit a dimension, ~65 B a row with its row id

@@ -29,7 +29,7 @@ from hippograph.store.lance_tables import (
     recreate_table,
     rewrite_table,
 )
-from hippograph.store.lance_upkeep import ANN_MIN_ROWS, Appends, ensure_ann_index
+from hippograph.store.lance_upkeep import ANN_MIN_ROWS, Appends, ann_segments, ensure_ann_index, left_unfolded
 from hippograph.store.vector_matrix import Matrix
 from hippograph.store.vector_neighbours import Neighbours, nearest, read_unit_int8
 from hippograph.store.vector_rows import Filter, Hit, as_stored, cosines, fact_row, id_list, ranked, unit
@@ -66,7 +66,7 @@ class LanceVectorStore:
         # Set when a write raised: the graph may hold what this index lacks, so the next open
         # must reconcile even after a clean close (Memory.close then records no versions).
         self.write_failed = False
-        self._appends = Appends()  # written since the last fold into the indexes
+        self._appends = Appends()  # written since the last fold into the indexes (set below)
         self._index_lock = threading.Lock()  # index builds and folds one at a time (lance_upkeep)
         # The tables dropped and created empty (unreadable, or for another schema or model).
         self.rebuilt: set[str] = set()
@@ -76,6 +76,7 @@ class LanceVectorStore:
             self._tables[name], rebuilt = open_table(self._db, name, dim=dim, model=model)
             if rebuilt:
                 self.rebuilt.add(name)
+        self._appends = left_unfolded(self._tables.values())
         # The write-behind buffer (see _FLUSH_AFTER_S), guarded by _buffer_lock, which is never
         # held across a LanceDB call: a writer never waits for a flush in progress.
         self._buffer_lock = threading.Lock()
@@ -280,11 +281,16 @@ class LanceVectorStore:
 
     def optimize(self, *, closing: bool = False, when_due: bool = False) -> bool:
         """Fold the appended rows into the indexes, compact the files, drop old versions; True if
-        it ran. ``when_due`` (the background job) and ``closing``: if ``Appends.due`` says so;
-        ``closing`` not while an ANN index build runs (minutes when large): the next writer folds."""
+        it ran. ``when_due`` (the background job) and ``closing``: if ``Appends.due`` says so.
+        ``closing`` folds only tables too small for an ANN index, and not while an index build
+        runs: at 1M facts a fold took 2-11 s, and a stdio client kills a server 2-4 s after it
+        closes stdin. The next process's background job folds what is left (``left_unfolded``);
+        until then those rows are searched exactly."""
         with self._writing():
             self._flush_locked()
             if (when_due or closing) and not self._appends.due(closing=closing):
+                return False
+            if closing and any(ann_segments(table) is not None for table in self._tables.values()):
                 return False
             return self._optimize_locked(_KEEP_CLOSING if closing else _KEEP_VERSIONS, wait=not closing)
 
