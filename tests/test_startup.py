@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -84,15 +83,15 @@ class Thing: pass
 thing = Thing()
 def callback(ref): raise KeyboardInterrupt
 kept = weakref.ref(thing, callback)
+started = time.monotonic()
 try:
     del thing
     time.sleep(30)
     print("not interrupted")
 except KeyboardInterrupt:
-    print("interrupted")
+    print("interrupted", time.monotonic() - started < 20)  # the sleep was cut short
 """
-    started = time.monotonic()
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
-    assert done.stdout.strip() == "interrupted", done
-    assert time.monotonic() - started < 20  # the sleep was cut short, as by a Ctrl-C
+    # (Timed inside: under load, the interpreter and its imports alone took 30 s once.)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert done.stdout.strip() == "interrupted True", done
     assert "Traceback" not in done.stderr, done.stderr

@@ -147,10 +147,13 @@ class Upkeep:
             # Statuses from the graph index: reading every fact row took ~6 s at 100k facts.
             statuses = self.stores.graph.fact_statuses()
             # A purged fact is a tombstone with nothing to index: a row of one is an orphan.
-            statuses = {fid: s for fid, s in statuses.items() if s != FactStatus.PURGED.value}
-            missing_ids = [fid for fid in statuses if fid not in indexed]
-            orphans = [fid for fid in indexed if fid not in statuses]
-            stale = [fid for fid, status in statuses.items() if fid in indexed and indexed[fid] != status]
+            purged = FactStatus.PURGED.value
+            statuses = {fid: s for fid, s in statuses.items() if s != purged}
+            # Compared as sets of keys and of (id, status) pairs: at 850k facts, after a killed
+            # process, the loops over both dicts took 5.5 s of the open's 13.
+            missing_ids = sorted(statuses.keys() - indexed.keys())
+            orphans = sorted(indexed.keys() - statuses.keys())
+            stale = sorted(fid for fid, _ in statuses.items() - indexed.items() if fid in indexed)
             for start in range(0, len(missing_ids), 256):
                 batch_ids = missing_ids[start : start + 256]
                 facts = self.stores.graph.get_facts(batch_ids)

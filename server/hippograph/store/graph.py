@@ -28,7 +28,7 @@ from hippograph.store.fact_cache import FactCache
 from hippograph.store.graph_erase import erase
 from hippograph.store.graph_index import GraphIndex
 from hippograph.store.graph_values import ClaimKey, SessionKey, claim_key
-from hippograph.store.index_build import RELATES_PROPS, build_index
+from hippograph.store.index_build import RELATES_PROPS, build_index, open_index
 from hippograph.store.index_view import EVERYWHERE, IndexView
 from hippograph.store.kuzu_session import KuzuSession
 from hippograph.store.listing import FactListing
@@ -85,7 +85,11 @@ class KuzuGraphStore:
         self._read = GraphIndex.beside(path, cache_bytes=cache.graph_index)
         # Writes reach the index when they commit (all of one commit at once).
         self._session = KuzuSession(
-            path, max_db_size=max_db_size, buffer_pool_bytes=pool, publish=self._read.publish
+            path,
+            max_db_size=max_db_size,
+            buffer_pool_bytes=pool,
+            publish=self._read.publish,
+            before_commit=self._read.trust.mark_pending,
         )
         try:
             migrations.migrate(self._session)
@@ -96,9 +100,10 @@ class KuzuGraphStore:
         self.listing = FactListing(self._session)
         self.census = GraphCensus(self._session)
         token = self.get_meta(_INDEX_TOKEN)
-        if not token or self._read.token() != token:
-            build_index(self._session, self._read)
-        self._read.set_token("")  # no longer known to match the graph, until a clean close
+        if not token:  # a graph that never closed cleanly has none yet
+            token = uuid.uuid4().hex
+            self.set_meta(_INDEX_TOKEN, token)
+        open_index(self._session, self._read, token)
         self._facts = FactCache(cache.facts)
         self._names = IndexedEntities(self._read.names)
 
@@ -221,6 +226,7 @@ class KuzuGraphStore:
         """Rewrite the graph file from its contents (``KuzuSession.rebuild``); keep its new size
         and how many facts it holds."""
         self._session.rebuild()
+        self._read.checkpoint()  # a purge ends here: the index's log held the erased rows
         self.set_meta(COMPACT_BYTES, str(self.file.stat().st_size))
         self.set_meta(COMPACT_FACTS, str(self.fact_count()))
 

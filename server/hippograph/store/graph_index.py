@@ -8,12 +8,12 @@ every open). SQLite keeps a bounded page cache of it (``cache_bytes``); a lookup
 ids costs the same at any size. Kùzu could not be asked instead: it traverses from a set of nodes
 by scanning the edge table (the ABOUT edges of 40 facts: 36-140 ms at 100k facts).
 
-The file is derived, like the vector index: nothing is lost with it. It is kept only across a
-clean close, which writes the same fresh token into it and into the graph's Meta; an open that
-finds the two tokens equal uses the file, any other open (after a crash, a restore, a copy of
-the graph alone) builds it again from the graph. So it needs no durability of its own: no
-journal on disk, no fsync. Deleted rows are overwritten (``secure_delete``): a purged fact's
-claim, tags and names leave the file with it.
+The file is derived, like the vector index: nothing is lost with it. An open uses it when it holds
+every commit of the graph: after a clean close, which writes the same fresh token into it and into
+the graph's Meta, or after a kill when it follows the graph (``index_trust``); any other open (a
+restore, a copy of the graph alone, a machine crash) builds it again from the graph. Deleted rows
+are overwritten (``secure_delete``), and the log is emptied after a purge (``checkpoint``): a
+purged fact's claim, tags and names leave the file with it.
 
 Every method takes the lock, and ``publish`` applies all the changes of one commit in one
 SQLite transaction under it, so a reader sees all or none.
@@ -44,59 +44,18 @@ from hippograph.store.graph_values import (
     micros,
     split_props,
 )
+from hippograph.store.index_schema import FORMAT, INDEXES, NEIGHBOURS_OF, PARTS, SCHEMA, TABLES, WALK_WEIGHT
+from hippograph.store.index_trust import IndexTrust
 
 log = logging.getLogger(__name__)
+
+_ACTIVE = tuple(ACTIVE_STATUSES)
 
 # SQLite's page cache for the index by default (its share of the memory budget in a store).
 _CACHE_BYTES = DEFAULT_SHARES.graph_index
 _TOKEN = "clean_close_token"
 # Kept with the token at a clean close: the fact count and the scopes written.
 _COUNTS = ("fact_count", "scopes_written")
-# The file's layout (PRAGMA user_version): a file of another layout is made afresh, and built.
-_FORMAT = 3
-_ACTIVE = tuple(ACTIVE_STATUSES)
-
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS fact(
-    id TEXT PRIMARY KEY, scope TEXT NOT NULL, status TEXT NOT NULL, created INTEGER NOT NULL,
-    claim TEXT, session TEXT) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS link(seq INTEGER PRIMARY KEY, type TEXT NOT NULL, src TEXT NOT NULL,
-    dst TEXT NOT NULL, at INTEGER, props TEXT);
-CREATE TABLE IF NOT EXISTS about(fact TEXT NOT NULL, entity TEXT NOT NULL, role TEXT NOT NULL,
-    created INTEGER NOT NULL, pos INTEGER NOT NULL, PRIMARY KEY(fact, entity, role)) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS relates(seq INTEGER PRIMARY KEY, src TEXT NOT NULL, dst TEXT NOT NULL,
-    predicate TEXT, weight REAL, fact_id TEXT, at INTEGER);
-CREATE TABLE IF NOT EXISTS neighbour(a TEXT NOT NULL, b TEXT NOT NULL, w REAL NOT NULL,
-    PRIMARY KEY(a, b)) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS tag(seq INTEGER PRIMARY KEY, fact TEXT NOT NULL, tag TEXT NOT NULL,
-    UNIQUE(fact, tag));
-"""
-_SCHEMA += entity_table.SCHEMA
-# Made after the rows when the index is built from the graph (row by row: ~3x slower).
-_INDEXES = """
-CREATE INDEX IF NOT EXISTS fact_claim ON fact(claim, created, id) WHERE claim IS NOT NULL;
-CREATE INDEX IF NOT EXISTS fact_session ON fact(scope, session, created, id) WHERE session IS NOT NULL;
-CREATE INDEX IF NOT EXISTS link_src ON link(src);
-CREATE INDEX IF NOT EXISTS link_dst ON link(dst);
-CREATE INDEX IF NOT EXISTS about_entity ON about(entity, created);
-CREATE INDEX IF NOT EXISTS relates_src ON relates(src);
-CREATE INDEX IF NOT EXISTS relates_dst ON relates(dst);
-CREATE INDEX IF NOT EXISTS relates_fact ON relates(fact_id) WHERE fact_id IS NOT NULL;
-CREATE INDEX IF NOT EXISTS neighbour_rank ON neighbour(a, w, b);
-CREATE INDEX IF NOT EXISTS tag_tag ON tag(tag);
-"""
-_INDEXES += entity_table.INDEXES
-_TABLES = ("fact", "link", "about", "relates", "neighbour", "tag", *entity_table.TABLES)
-# neighbour: each entity's related entities and the strongest RELATES weight between them, either
-# way (the walk asks for an entity's strongest few: an index range, not a sort of a hub's edges),
-# a weight as the walk uses it (1 if unset, clamped to 0..1).
-_WALK_WEIGHT = "COALESCE(MIN(MAX({w}, 0.0), 1.0), 1.0)"
-_NEIGHBOURS_OF = f"""
-INSERT OR REPLACE INTO neighbour SELECT a, b, MAX({_WALK_WEIGHT.format(w="w")}) FROM (
-    SELECT src AS a, dst AS b, weight AS w FROM relates WHERE {{where}}
-    UNION ALL SELECT dst, src, weight FROM relates WHERE {{where}}) GROUP BY a, b
-"""
 
 
 def _relates_row(src: str, dst: str, props: Mapping[str, Any]) -> tuple[Any, ...]:
@@ -117,7 +76,7 @@ class GraphIndex:
         self.lock = threading.RLock()
         self.db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
         for pragma in (
-            "journal_mode=MEMORY",
+            "journal_mode=WAL",
             "synchronous=OFF",
             "secure_delete=ON",
             "temp_store=MEMORY",
@@ -125,14 +84,15 @@ class GraphIndex:
         ):
             self.db.execute(f"PRAGMA {pragma}")
         (version,) = self.db.execute("PRAGMA user_version").fetchone()
-        if version != _FORMAT and self.db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]:
+        if version != FORMAT and self.db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]:
             self.db.close()
-            raise sqlite3.DatabaseError(f"its format is {version}, not {_FORMAT}")
-        self.db.executescript(_SCHEMA + _INDEXES)
-        self.db.execute(f"PRAGMA user_version = {_FORMAT}")
+            raise sqlite3.DatabaseError(f"its format is {version}, not {FORMAT}")
+        self.db.executescript(SCHEMA + INDEXES)
+        self.db.execute(f"PRAGMA user_version = {FORMAT}")
         self.names = entity_table.EntityRows(self.db, self.lock)  # entities by id and name
         self._count = 0
         self.stale = False  # a commit's changes failed to reach it (see publish)
+        self.trust = IndexTrust(self.db, self.lock)  # which graph it holds after a kill
         # Every scope a fact or entity was written in (a superset once entities are deleted):
         # a view that sees all of them need not filter by scope.
         self._scopes: set[str] = set()
@@ -171,6 +131,19 @@ class GraphIndex:
         row = self.db.execute("SELECT value FROM meta WHERE key = ?", (_TOKEN,)).fetchone()
         return str(row[0]) if row else ""
 
+    def begin(self, token: str) -> None:
+        """Say the file holds the graph whose Meta token is ``token``, as opened now; until a
+        clean close, no longer matching it by token (``set_token('')``)."""
+        with self._batch():
+            self.trust.begin(token)
+        self.trust.confirm()
+        self.set_token("")
+
+    def checkpoint(self) -> None:
+        """Write the log into the file and empty it (after a purge: the log held the erased rows)."""
+        with self.lock:
+            self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
     def set_token(self, token: str) -> None:
         """Say the file matches the graph whose Meta holds ``token`` ('' : it may not)."""
         with self.lock:
@@ -185,18 +158,18 @@ class GraphIndex:
         """Empty the index and ``fill`` it afresh (with the ``load_*`` methods), its secondary
         indexes made once the rows are in."""
         with self.lock:
-            for name in re.findall(r"CREATE INDEX IF NOT EXISTS (\w+)", _INDEXES):
+            for name in re.findall(r"CREATE INDEX IF NOT EXISTS (\w+)", INDEXES):
                 self.db.execute(f"DROP INDEX IF EXISTS {name}")
             with self._batch():
-                for table in _TABLES:
+                for table in TABLES:
                     self.db.execute(f"DELETE FROM {table}")
             fill(self)
             with self._batch():
                 self.db.execute(
                     "UPDATE about SET created = (SELECT f.created FROM fact f WHERE f.id = about.fact)"
                 )
-                self.db.execute(_NEIGHBOURS_OF.format(where="1"))
-            self.db.executescript(_INDEXES)
+                self.db.execute(NEIGHBOURS_OF.format(where="1"))
+            self.db.executescript(INDEXES)
         self._recount()
 
     def close(self) -> None:
@@ -285,9 +258,11 @@ class GraphIndex:
             with self._batch():
                 for change in changes:
                     change()
+                self.trust.published()
         except BaseException:
             self.stale = True
             raise
+        self.trust.confirm()
 
     def add_fact(
         self,
@@ -364,7 +339,7 @@ class GraphIndex:
             )
             if self.db.execute("SELECT changes()").fetchone()[0]:
                 self.db.executemany(
-                    f"INSERT INTO neighbour VALUES (?, ?, {_WALK_WEIGHT.format(w='?')}) "
+                    f"INSERT INTO neighbour VALUES (?, ?, {WALK_WEIGHT.format(w='?')}) "
                     "ON CONFLICT(a, b) DO UPDATE SET w = max(w, excluded.w)",
                     [(src, dst, props.get("weight")), (dst, src, props.get("weight"))],
                 )
@@ -388,7 +363,7 @@ class GraphIndex:
                 touched = ids_param({end for pair in ends for end in pair})
                 given = "IN (SELECT value FROM json_each(?1))"
                 self.db.execute(f"DELETE FROM neighbour WHERE a {given} OR b {given}", (touched,))
-                self.db.execute(_NEIGHBOURS_OF.format(where=f"src {given} OR dst {given}"), (touched,))
+                self.db.execute(NEIGHBOURS_OF.format(where=f"src {given} OR dst {given}"), (touched,))
 
     def delete_entities(self, entity_ids: Collection[str]) -> None:
         ids = ids_param(entity_ids)
@@ -454,7 +429,7 @@ class GraphIndex:
             self.db.execute("ATTACH DATABASE ? AS stored", (str(stored),))
             try:
                 problems = []
-                for part, query in _PARTS.items():
+                for part, query in PARTS.items():
                     live, disk = query.format(db="main"), query.format(db="stored")
                     extra = self.db.execute(f"SELECT count(*) FROM ({live} EXCEPT {disk})").fetchone()[0]
                     missing = self.db.execute(f"SELECT count(*) FROM ({disk} EXCEPT {live})").fetchone()[0]
@@ -462,7 +437,7 @@ class GraphIndex:
                         problems.append(f"graph index {part}: {extra} extra, {missing} missing")
                 if problems and repair:
                     with self._batch():
-                        for table in _TABLES:
+                        for table in TABLES:
                             self.db.execute(f"DELETE FROM main.{table}")
                             self.db.execute(f"INSERT INTO main.{table} SELECT * FROM stored.{table}")
             finally:
@@ -475,18 +450,4 @@ class GraphIndex:
     def snapshot(self) -> dict[str, set[Any]]:
         """Everything the index holds, order-free, to compare two indexes (small ones: tests)."""
         with self.lock:
-            return {part: set(self.db.execute(query.format(db="main"))) for part, query in _PARTS.items()}
-
-
-# What ``differences`` and ``snapshot`` compare, by part (order-free: rows as made may differ in seq).
-_PARTS = {
-    "facts": "SELECT id, scope, status, created FROM {db}.fact",
-    "claims": "SELECT id, claim FROM {db}.fact WHERE claim IS NOT NULL",
-    "sessions": "SELECT id, scope, session FROM {db}.fact WHERE session IS NOT NULL",
-    **entity_table.PARTS,
-    "fact_edges": "SELECT type, src, dst, at, props FROM {db}.link",
-    "about": "SELECT fact, entity, role FROM {db}.about",
-    "relates": "SELECT src, dst, predicate, weight, fact_id, at FROM {db}.relates",
-    "neighbours": "SELECT a, b, w FROM {db}.neighbour",
-    "tags": "SELECT fact, tag FROM {db}.tag",
-}
+            return {part: set(self.db.execute(query.format(db="main"))) for part, query in PARTS.items()}

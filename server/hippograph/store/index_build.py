@@ -7,6 +7,7 @@ file does not match the graph (a first open, a crash, a restore); ``doctor`` doe
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterator
 from typing import Any
 
@@ -16,12 +17,26 @@ from hippograph.store.graph_values import claim_key, offset_slices
 from hippograph.store.kuzu_session import KuzuSession
 from hippograph.store.rows import ENTITY_COLUMNS, entity_from_row, props_by_row
 
+log = logging.getLogger(__name__)
+
 RELATES_PROPS = ("predicate", "weight", "fact_id", "created_at")
 
 
 # Rows per whole-table read: a read's result is built in the graph's page cache, and the NEXT
 # edges of 1M facts in one read filled the default 128 MiB (the mirror before the index failed so).
 SLICE_ROWS = 50_000
+
+
+def open_index(session: KuzuSession, index: GraphIndex, token: str) -> None:
+    """Make ``index`` hold the graph of ``session``, whose Meta token is ``token``: keep the file
+    if a clean close left it matching, or a killed process left it following, that graph; else
+    build it. Then say it no longer matches by token, until a clean close."""
+    if index.token() != token:
+        if index.trust.follows(token):
+            log.info("the graph index holds every commit of the graph its last process left: kept")
+        else:
+            build_index(session, index)
+    index.begin(token)
 
 
 def build_index(session: KuzuSession, index: GraphIndex) -> None:

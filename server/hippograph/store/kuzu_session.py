@@ -93,10 +93,12 @@ class KuzuSession:
         max_db_size: int,
         buffer_pool_bytes: int,
         publish: Callable[[Sequence[CommitHook]], None] = _run_each,
+        before_commit: Callable[[], None] = lambda: None,
     ) -> None:
         self.path = path
         self.lock = threading.RLock()
-        self._publish = publish
+        # A commit's hooks go to ``publish``; ``before_commit`` runs before any commit with some.
+        self._publish, self._before_commit = publish, before_commit
         self._max_db_size, self._buffer_pool_bytes = max_db_size, buffer_pool_bytes
         self._configured_pool = buffer_pool_bytes
         try:
@@ -108,10 +110,8 @@ class KuzuSession:
             ) from err
         self._conn = ladybug.Connection(self._db)
         discard(*_rebuild_paths(path))  # a rebuild a crash interrupted: the old file is whole
-        # Each statement is prepared once: kuzu 0.11.3 keeps ~30-130 KB of native memory for
-        # every statement it prepares (an UNWIND of a 25-field row: ~0.17 MB a call), so
-        # preparing per call grew a server by ~0.5 MB per remember, without bound. Planning
-        # once also saves the planner's time on every call after the first.
+        # Each statement is prepared once: kuzu 0.11.3 kept ~30-130 KB of native memory per
+        # statement prepared (a server grew ~0.5 MB a remember), and planning once saves time.
         self._prepared: dict[str, ladybug.PreparedStatement] = {}
         self._types: dict[str, dict[str, str]] = {}  # table -> column -> Kùzu type (see cast)
         # The open transaction's commit hooks; None outside a transaction.
@@ -120,6 +120,8 @@ class KuzuSession:
         self._riders: dict[int, tuple[str, dict[str, Any]]] = {}
         self.reopened = 0  # times a checkpoint too big for the pool was done by reopening
         self.grown = 0  # times one write too big for the pool doubled it (``_make_room``)
+        if self._wal_bytes():  # a killed process's log, replayed into the pool by the open and
+            self._checkpoint_or_reopen()  # kept there unwritten (at 1M facts reads then failed)
 
     def _open(self, path: Path) -> ladybug.Database:
         """The database, its WAL replayed (and checkpointed) whatever pool the replay needed."""
@@ -192,12 +194,8 @@ class KuzuSession:
         of the pool (341 KB at 64 MiB, ~260 remembers) bounds the pinned pages to about an eighth
         of it, leaving room for reads, the next transaction and the checkpoint's own work.
 
-        Until 2026-11-29 the rule asked the pool how much it used (``bm_info``), and
-        checkpointed once use grew by an eighth of what was free after the last checkpoint.
-        But use counts cached pages, which Kùzu evicts at will: once a large graph's reads
-        filled the pool, nothing was free, and at 100k facts a checkpoint came every ~8
-        remembers, each ~0.5 s (it rewrites the last node group of each table it touches): 37
-        in 300 remembers, remember p95 640 ms. The WAL counts only what commits changed.
+        (A rule on the pool's use instead counted cached pages, which Kùzu evicts at will: at 100k
+        facts it checkpointed every ~8 remembers, remember p95 640 ms; see the git log.)
         """
         if self._wal_bytes() <= self._buffer_pool_bytes // _WAL_SHARE:
             return
@@ -311,11 +309,16 @@ class KuzuSession:
 
     # ------------------------------------------------------------ statements
 
-    def run(self, query: str, params: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
-        """One statement, every ``$param`` bound, its rows as dicts."""
+    def run(
+        self, query: str, params: Mapping[str, Any] | None = None, *, published: bool = True
+    ) -> list[dict[str, Any]]:
+        """One statement, every ``$param`` bound, its rows as dicts. ``published=False``: a write
+        outside a transaction that no hook follows (the Meta table's)."""
         params = dict(params or {})
         check_params(query, params)
         with self.lock:
+            if published and self._hooks is None and _WRITES.search(query):
+                self._before_commit()
             try:
                 prepared = self._prepared.get(query)
                 if prepared is None:
@@ -381,6 +384,7 @@ class KuzuSession:
             if rider is not None:
                 self.run(*rider)
             hooks, self._hooks = self._hooks, None
+            self._before_commit()
             try:
                 self._conn.execute("COMMIT")
             except RuntimeError as err:
@@ -441,10 +445,8 @@ class KuzuSession:
         """Run ``clause`` once per row, with each row's ``columns`` of ``table`` bound as ``v_<column>``.
 
         ``ends`` are the nodes to find first, as (pattern, key property, row field): ``("a:Fact",
-        "id", "src")`` matches ``(a:Fact {id: <row's src>})``. Each is matched in a MATCH of its
-        own, by a plain variable: kuzu 0.11.3 plans a node keyed by a field of the UNWIND row, or
-        two nodes in one MATCH, as a cross product with every node of the table (256 edges took
-        10 s at 100k facts, or exhausted the buffer pool).
+        "id", "src")`` matches ``(a:Fact {id: <row's src>})``, each in a MATCH of its own by a
+        plain variable (else kuzu 0.11.3 planned a cross product: 256 edges took 10 s at 100k).
         """
         with self.lock:
             if len(rows) == 1 or (self.in_transaction and len(rows) <= _KEYED_ROWS):

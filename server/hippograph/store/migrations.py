@@ -131,4 +131,6 @@ def get_meta(session: KuzuSession, key: str) -> str | None:
 
 
 def set_meta(session: KuzuSession, key: str, value: str) -> None:
-    session.run("MERGE (m:Meta {key: $key}) SET m.value = $value", {"key": key, "value": value})
+    session.run(
+        "MERGE (m:Meta {key: $key}) SET m.value = $value", {"key": key, "value": value}, published=False
+    )
