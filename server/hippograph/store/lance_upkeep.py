@@ -71,10 +71,14 @@ class Appends:
 def left_unfolded(tables: Iterable[Any]) -> Appends:
     """What earlier processes left unfolded in ``tables`` (a close leaves a large table's appends
     to the next process): due at once, for the background job."""
+    tables = list(tables)
     rows = max((int(index.num_unindexed_rows or 0) for t in tables for index in t.list_indices()), default=0)
     if not rows:
         return Appends()
-    return Appends(fragments=1, rows=rows, since=time.monotonic() - FOLD_AFTER_S)
+    # The small fragments too, so that the write path's backstop (OPTIMIZE_EVERY) counts them
+    # in a process without the background job (a command, a library user).
+    small = max(int(t.stats().get("fragment_stats", {}).get("num_small_fragments", 1)) for t in tables)
+    return Appends(fragments=max(1, small), rows=rows, since=time.monotonic() - FOLD_AFTER_S)
 
 
 # The ANN index: IVF partitions of RaBitQ codes (1 bit a dimension, ~65 B a row with its row id
