@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import logging
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -71,20 +71,21 @@ def copy_graph(
     pool_bytes: int,
 ) -> dict[str, list[list[Any]]]:
     """Copy the graph of ``conn`` into the new file ``fresh`` (closed and checkpointed when this
-    returns), through slices in the directory ``export`` (removed); its small tables as they read
-    in both (``small_tables``). On failure neither is left."""
+    returns), through slices in the directory ``export`` (removed); the rows of its tables of at
+    most ``_SMALL`` rows, as they read in both (``table_rows``). On failure neither is left."""
     rows = max(_FEWEST_ROWS, pool_bytes // _POOL_BYTES_PER_ROW)
     like = tables(conn)
-    small = small_tables(conn, like)
     while True:
         discard(export, fresh)
         try:
             counts = export_slices(conn, export, rows)
+            few = [table for table in like if counts[table.name] <= _SMALL]
+            small = table_rows(conn, few)
             db = open_db(fresh)
             try:
                 fresh_conn = ladybug.Connection(db)
                 import_slices(fresh_conn, export, like, counts)
-                if small_tables(fresh_conn, like) != small:
+                if table_rows(fresh_conn, few) != small:
                     raise StoreError(
                         "the rebuilt graph's small tables (Meta, the entities, the tags) read back "
                         "otherwise than the graph's; it was not swapped in"
@@ -115,15 +116,13 @@ class Table(NamedTuple):
     ends: tuple[str, str, str, str] | None
 
 
-def small_tables(conn: ladybug.Connection, like: list[Table] | None = None) -> dict[str, list[list[Any]]]:
-    """Every row of each table of at most ``_SMALL`` rows, sorted: compared whole after a copy.
-    (At 1M facts a rebuilt graph's Meta once read back shifted by a character: '7f' for '7'.)"""
+def table_rows(conn: ladybug.Connection, few: Sequence[Table]) -> dict[str, list[list[Any]]]:
+    """Every row of each of ``few`` (small tables), sorted: compared whole after a copy. (At 1M
+    facts a rebuilt graph's Meta once read back shifted by a character: '7f' for '7'.)"""
     found = {}
-    for table in tables(conn) if like is None else like:
+    for table in few:
         match, values = _pattern(table)
-        ((count,),) = _rows(conn, f"{match} RETURN count(*)")
-        if count <= _SMALL:
-            found[table.name] = sorted(_rows(conn, f"{match} RETURN {', '.join(values)}"), key=repr)
+        found[table.name] = sorted(_rows(conn, f"{match} RETURN {', '.join(values)}"), key=repr)
     return found
 
 

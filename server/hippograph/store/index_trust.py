@@ -41,7 +41,7 @@ class IndexTrust:
         (inside the caller's SQLite transaction)."""
         opened_with = ((_FOLLOWS, token), (_BOOT, boot_id()))
         self._db.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", opened_with)
-        self.published()
+        self._db.execute("DELETE FROM meta WHERE key = ?", (_PENDING,))  # a killed process's too
 
     def mark_pending(self) -> None:
         """Before a graph commit: until its changes are published, a kill leaves the file behind."""

@@ -29,7 +29,7 @@ from hippograph.store.lance_tables import (
     recreate_table,
     rewrite_table,
 )
-from hippograph.store.lance_upkeep import ANN_MIN_ROWS, Appends, ann_segments, ensure_ann_index, left_unfolded
+from hippograph.store.lance_upkeep import ANN_MIN_ROWS, ann_segments, ensure_ann_index, left_unfolded
 from hippograph.store.vector_matrix import Matrix
 from hippograph.store.vector_neighbours import Neighbours, nearest, read_unit_int8
 from hippograph.store.vector_rows import Filter, Hit, as_stored, cosines, fact_row, id_list, ranked, unit
@@ -66,7 +66,6 @@ class LanceVectorStore:
         # Set when a write raised: the graph may hold what this index lacks, so the next open
         # must reconcile even after a clean close (Memory.close then records no versions).
         self.write_failed = False
-        self._appends = Appends()  # written since the last fold into the indexes (set below)
         self._index_lock = threading.Lock()  # index builds and folds one at a time (lance_upkeep)
         # The tables dropped and created empty (unreadable, or for another schema or model).
         self.rebuilt: set[str] = set()
@@ -76,7 +75,7 @@ class LanceVectorStore:
             self._tables[name], rebuilt = open_table(self._db, name, dim=dim, model=model)
             if rebuilt:
                 self.rebuilt.add(name)
-        self._appends = left_unfolded(self._tables.values())
+        self._appends = left_unfolded(self._tables.values())  # written since the last fold
         # The write-behind buffer (see _FLUSH_AFTER_S), guarded by _buffer_lock, which is never
         # held across a LanceDB call: a writer never waits for a flush in progress.
         self._buffer_lock = threading.Lock()
