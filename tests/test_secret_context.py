@@ -271,6 +271,16 @@ def test_ids_built_like_tokens_are_not_prefixed_tokens(prefix: str, alphabet: st
     assert _rate(lambda rng: prefix + "".join(rng.choices(alphabet, k=length))) == 0.0
 
 
+CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+
+
+@pytest.mark.parametrize("case", [str.upper, str.lower], ids=["upper", "lower"])
+def test_a_ulid_after_a_prefix_is_an_id(case: Callable[[str], str]) -> None:
+    assert _rate(lambda rng: "zq_" + case("01" + "".join(rng.choices(CROCKFORD, k=24)))) == 0.0
+    # The same body not starting with a ULID's time is as random as any other.
+    assert _rate(lambda rng: "zq_" + case("".join(rng.choices(CROCKFORD, k=26)))) >= 0.5
+
+
 # --- through scan --------------------------------------------------------------------------------
 
 

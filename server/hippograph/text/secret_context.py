@@ -338,6 +338,10 @@ _ID_PREFIX = re.compile(
 )
 
 
+_LONG_BODY = 26  # a body this long after a prefix is a secret if random; ids are mostly shorter
+# A ULID (`01` and 24 more of Crockford's base32, one case: a millisecond time, then random) is an
+# id whatever its prefix (`pri_01h...`, `user_01E4...`); a random body is one about 1 time in 10^5.
+_ULID = re.compile(r"01[0-9A-HJKMNP-TV-Z]{24}|01[0-9a-hjkmnp-tv-z]{24}")
 # A prefix that says "key" or "token" itself (`tskey-`, `zq_tok_`, `apikey-`) names a secret, not an
 # id: its body may be as short as a key's.
 _CREDENTIAL_PART = re.compile(r"(?i)[a-z0-9]*key|tok|token|secret|sec|pat|pwd|pass|auth|api|cred|creds|sk|rk")
@@ -348,8 +352,8 @@ def prefixed_token_findings(text: str) -> Iterator[tuple[int, int]]:
     for match in _PREFIXED.finditer(text):
         body = match.group("body")
         head = re.split(r"[_.-]+", text[match.start() : match.start("body")])
-        least = 16 if any(map(_CREDENTIAL_PART.fullmatch, head)) else 26
-        if len(body) < least or _ID_PREFIX.fullmatch(match.group("prefix")):
+        least = 16 if any(map(_CREDENTIAL_PART.fullmatch, head)) else _LONG_BODY
+        if len(body) < least or _ID_PREFIX.fullmatch(match.group("prefix")) or _ULID.fullmatch(body):
             continue
         classes = sum(any(f(c) for c in body) for f in (str.isupper, str.islower, str.isdigit))
         # Digests are hex in one case; a body of hex digits in both cases is drawn at random.
