@@ -8,15 +8,17 @@ Here the same analysis runs in Python (``terms``), each row keeps its terms as a
 (GIN-indexed: the candidates hold any of the query's terms), and ``hg_vec_terms`` keeps, per
 table, each term's document count and the totals (the ``''`` term: documents, and terms in all),
 changed in the transaction that changes the rows. So a memory moved between the backends ranks
-its text alike (``tests/test_backend_move.py``), which ``ts_rank_cd`` did not.
+its text alike (``tests/test_backend_move.py``), which ``ts_rank_cd`` did not. ``ranked`` finds
+the best rows without scoring every row of a common term (``tests/test_pg_text.py``).
 """
 
 from __future__ import annotations
 
+import math
 import re
 import unicodedata
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from typing import Any
 
@@ -87,21 +89,83 @@ def forget_counts(conn: Any, table: str) -> None:
     conn.execute("DELETE FROM hg_vec_terms WHERE tbl = %s", (table,))
 
 
-def ranked_sql(table: str, clause: str) -> str:
-    """The query of BM25's best rows of ``table`` (as ``t``) that ``clause`` admits, a WHERE that
-    starts with ``CANDIDATES``; parameters: the table's name twice, the query's distinct terms
-    twice, the rest of the clause's, k."""
+CANDIDATES = "t.terms && %s::text[]"  # the rows holding any of the query's terms (GIN)
+
+# Rows the first pass of ``ranked`` scores: the rarest terms' rows, up to about this many a result.
+_FIRST_PASS_ROWS = 8
+
+
+def ranked(
+    conn: Any, table: str, clause: str, params: Sequence[Any], query: Sequence[str], k: int
+) -> list[Any]:
+    """(id, score) of the ``k`` best rows of ``table`` by BM25 over ``query``'s terms, exactly as
+    scoring every row that holds one of them would rank them, without scoring most rows of common
+    terms. ``clause`` starts with ``CANDIDATES``; ``params`` are the rest of its parameters.
+
+    MaxScore (Turtle and Flood, 1995): a term adds at most ``idf * (k1 + 1)`` to a row's score. A
+    first pass scores the rows that hold the rarest terms; its ``k``-th score is one that ``k``
+    rows reach. A row holding only terms whose bounds sum to less cannot be among the best, so the
+    second pass scores only the rows holding one of the other terms. The common terms' rows (a
+    hub's name is in a tenth of the facts) are read only when they can still change the answer.
+    """
+    terms = sorted(set(query))
+    counted = conn.execute(
+        "SELECT term, docs, terms FROM hg_vec_terms WHERE tbl = %s AND term = ANY(%s)",
+        (table, [*terms, _TOTALS]),
+    ).fetchall()
+    docs = {str(term): int(n) for term, n, _ in counted if term != _TOTALS}
+    total, words = next(((int(n), int(w)) for term, n, w in counted if term == _TOTALS), (0, 0))
+    held = sorted((t for t in terms if docs.get(t, 0) > 0), key=lambda t: (docs[t], t))
+    if not held or total <= 0:
+        return []
+    bound = {term: _idf(total, docs[term]) * (_K1 + 1) for term in held}
+    sql = _scored_sql(table, clause, len(held))
+    weighted = [value for term in held for value in (bound[term], term)]
+
+    def best(candidates: Sequence[str]) -> list[Any]:
+        return list(conn.execute(sql, (*weighted, words / total, list(candidates), *params, k)).fetchall())
+
+    first: list[str] = []
+    for term in held:
+        if sum(docs[t] for t in first) >= _FIRST_PASS_ROWS * k:
+            break
+        first.append(term)
+    rows = best(first)
+    if len(first) == len(held):
+        return rows  # the first pass read every term's rows
+    if len(rows) < k:
+        return best(held)  # no k-th score to prune by
+    needed = essential(bound, float(rows[-1][1]))
+    return rows if set(needed) <= set(first) else best(needed)
+
+
+def essential(bound: Mapping[str, float], reached: float) -> list[str]:
+    """The terms a row must hold one of to score ``reached`` or more, given each term's bound:
+    the others, taken from the lowest bound up, bound less than ``reached`` together (a slack of
+    10^-9 for rounding)."""
+    spare = 0.0
+    left = sorted(bound, key=lambda t: (bound[t], t))
+    while left and spare + bound[left[0]] < reached * (1 - 1e-9):
+        spare += bound[left.pop(0)]
+    return left
+
+
+def _scored_sql(table: str, clause: str, terms: int) -> str:
+    """The query of the best rows of ``table`` (as ``t``) that ``clause`` admits by BM25 over
+    ``terms`` terms; parameters: each term's ``idf * (k1 + 1)`` and the term, the table's mean
+    length in terms, the candidates' terms and the rest of the clause's, k. Each row is read once
+    and its score is one expression: a term's share ``idf (k1 + 1) tf / (tf + L)`` is written
+    ``idf (k1 + 1) (1 - L / (tf + L))``, which reads ``tf`` once."""
+    share = "%s::float8 * (1 - n.l / (cardinality(array_positions(t.terms, %s::text)) + n.l))"
+    length = f"{_K1} * ({1 - _B} + {_B} * cardinality(t.terms) / %s::float8)"
     return (
-        "WITH tot AS (SELECT docs::float8 AS n, terms::float8 / greatest(docs, 1) AS avgdl "
-        "FROM hg_vec_terms WHERE tbl = %s AND term = ''), "
-        "w AS (SELECT d.term, ln(1 + (tot.n - d.docs + 0.5) / (d.docs + 0.5)) AS idf "
-        "FROM hg_vec_terms d, tot WHERE d.tbl = %s AND d.term = ANY(%s) AND d.docs > 0) "
-        f"SELECT t.id, sum(w.idf * c.tf * {_K1 + 1} / (c.tf + {_K1} * "
-        f"({1 - _B} + {_B} * cardinality(t.terms) / tot.avgdl))) AS score "
-        f"FROM {table} t CROSS JOIN tot CROSS JOIN w, "
-        "LATERAL (SELECT cardinality(array_positions(t.terms, w.term)) AS tf) c "
-        f"{clause} AND c.tf > 0 GROUP BY t.id ORDER BY score DESC, t.id LIMIT %s"
+        f"SELECT id, score FROM (SELECT t.id, {' + '.join([share] * terms)} AS score FROM {table} t "
+        f"CROSS JOIN LATERAL (SELECT {length} AS l) n {clause}) s WHERE score > 0 "
+        # Sums of the same terms may differ in the last bit with the plan's order: rows that score
+        # alike to 12 digits are a tie, broken by id, whichever rows the plan read.
+        "ORDER BY round(score::numeric, 12) DESC, id LIMIT %s"
     )
 
 
-CANDIDATES = "t.terms && %s::text[]"  # the rows holding any of the query's terms (GIN)
+def _idf(total: int, docs: int) -> float:
+    return math.log(1 + (total - docs + 0.5) / (docs + 0.5))

@@ -1,0 +1,108 @@
+"""Full text on PostgreSQL: the pruned BM25 (``pg_text.ranked``) answers exactly what scoring every
+row that holds a query term answers (worked out here, in Python), on a table whose words are as
+skewed as a memory's (a few names in many facts, most words in few)."""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from typing import Any
+
+import numpy as np
+import pytest
+
+from hippograph.store import pg_text
+from hippograph.store.pg_database import PgDatabase
+from hippograph.store.pg_vectors import PgVectorStore, _where
+from hippograph.store.seam import Filter
+from testkit.postgres import new_database
+
+DIM = 8
+ROWS = 3_000
+T0 = datetime(2026, 3, 1, tzinfo=UTC)
+# Zipf-like: word i is drawn with weight 1/(i+1), so the first few are in a large share of rows.
+WORDS = [f"w{i}x" for i in range(400)]
+WEIGHTS = [1 / (i + 1) for i in range(len(WORDS))]
+
+
+@pytest.fixture(scope="module")
+def filled(pg_server: Any) -> Iterator[tuple[PgVectorStore, PgDatabase]]:
+    db = PgDatabase(new_database(pg_server))
+    store = PgVectorStore(db, dim=DIM, model="test-model")
+    rng = random.Random(5)
+    rows: list[dict[str, Any]] = [
+        {
+            "id": f"f_{i:016x}",
+            "text": " ".join(rng.choices(WORDS, WEIGHTS, k=rng.randint(3, 14))),
+            "kind": "fact",
+            "status": "active" if i % 7 else "superseded",
+            "scope": "project:a" if i % 3 else "global",
+            "session_id": None,
+            "tags": [],
+            "entity_ids": [],
+            "created_at": T0,
+            "event_time": None,
+            "time": T0,
+        }
+        for i in range(ROWS)
+    ]
+    vectors = np.random.default_rng(5).standard_normal((ROWS, DIM)).astype(np.float32)
+    store.add("facts", rows, vectors)
+    yield store, db
+    store.close()
+    db.close()
+
+
+def _every_row(db: PgDatabase, text: str, k: int, where: Filter | None) -> list[tuple[str, float]]:
+    """The answer worked out here: BM25 (k1 1.2, b 0.75) of every row ``where`` admits that holds
+    any of the query's terms, with the table's counts; ties (to 12 digits) by id."""
+    terms = set(pg_text.terms(text))
+    clause, params = _where(where)
+    with db.transaction() as conn:
+        rows = conn.execute(f"SELECT id, terms FROM hg_vec_facts {clause}", params).fetchall()
+        docs = dict(conn.execute("SELECT term, docs FROM hg_vec_terms WHERE tbl = 'hg_vec_facts'").fetchall())
+        (words,) = conn.execute(
+            "SELECT terms FROM hg_vec_terms WHERE tbl = 'hg_vec_facts' AND term = ''"
+        ).fetchone()
+    total, avgdl = docs[""], words / docs[""]
+    scored = []
+    for rid, held in rows:
+        score = 0.0
+        for term in terms & set(held):
+            tf = held.count(term)
+            idf = math.log(1 + (total - docs[term] + 0.5) / (docs[term] + 0.5))
+            score += idf * tf * 2.2 / (tf + 1.2 * (0.25 + 0.75 * len(held) / avgdl))
+        if score > 0:
+            scored.append((str(rid), score))
+    return sorted(scored, key=lambda r: (-round(r[1], 12), r[0]))[:k]
+
+
+@pytest.mark.parametrize(
+    "where",
+    [None, Filter(scopes=["project:a"], statuses=["active"]), Filter(scopes=["global"])],
+    ids=["everything", "one-scope-active", "global"],
+)
+def test_pruned_full_text_ranks_exactly_as_scoring_every_row(
+    filled: tuple[PgVectorStore, PgDatabase], where: Filter | None
+) -> None:
+    store, db = filled
+    rng = random.Random(11)
+    for _ in range(40):
+        # One to five words, common and rare ones together, as a memory's queries mix names and words.
+        words = [rng.choice(WORDS[:5] if rng.random() < 0.5 else WORDS) for _ in range(rng.randint(1, 5))]
+        query = " ".join(words)
+        for k in (1, 10, 40):
+            hits = store.text_search("facts", query, k, where)
+            expected = _every_row(db, query, k, where)
+            assert [h.id for h in hits] == [rid for rid, _ in expected], query
+            assert [h.score for h in hits] == pytest.approx([s for _, s in expected]), query
+
+
+def test_a_term_whose_bound_cannot_reach_the_kth_score_is_not_needed() -> None:
+    bound = {"rare": 15.0, "common": 2.0, "commonest": 1.0}
+    assert pg_text.essential(bound, 3.01) == ["rare"]
+    # Just reached by the two together: a row of both could tie, so the commoner must be read.
+    assert pg_text.essential(bound, 3.0) == ["common", "rare"]
+    assert pg_text.essential(bound, 0.0) == ["commonest", "common", "rare"]
