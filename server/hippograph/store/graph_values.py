@@ -18,6 +18,7 @@ __all__ = [
     "SessionKey",
     "centred_on",
     "claim_key",
+    "distinct_scopes",
     "dump_props",
     "edges_in_fact_order",
     "ids_param",
@@ -59,6 +60,20 @@ def micros(moment: datetime) -> int:
 
 # SQL that keeps the rows whose column is one of the ids ``ids_param`` passes as one parameter.
 IN_IDS = "IN (SELECT value FROM json_each(?))"
+
+
+def distinct_scopes(*tables: str) -> str:
+    """SQL (SQLite's and PostgreSQL's) of the scopes the rows of ``tables`` are in: each table's
+    index on ``scope`` walked from one scope to the next (a few lookups a scope), where SELECT
+    DISTINCT reads every row (8.5 ms at 100k facts embedded, 20 ms on PostgreSQL, on every call
+    in a project scope: the empty-scope note asks)."""
+    walks = [
+        f"w{i}(s) AS (SELECT min(scope) FROM {table} UNION ALL "
+        f"SELECT (SELECT min(scope) FROM {table} WHERE scope > w{i}.s) FROM w{i} WHERE w{i}.s IS NOT NULL)"
+        for i, table in enumerate(tables)
+    ]
+    found = " UNION ".join(f"SELECT s FROM w{i} WHERE s IS NOT NULL" for i in range(len(tables)))
+    return f"WITH RECURSIVE {', '.join(walks)} {found}"
 
 
 def ids_param(ids: Iterable[str]) -> str:

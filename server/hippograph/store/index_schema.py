@@ -36,6 +36,8 @@ CREATE INDEX IF NOT EXISTS relates_dst ON relates(dst);
 CREATE INDEX IF NOT EXISTS relates_fact ON relates(fact_id) WHERE fact_id IS NOT NULL;
 CREATE INDEX IF NOT EXISTS neighbour_rank ON neighbour(a, w, b);
 CREATE INDEX IF NOT EXISTS tag_tag ON tag(tag);
+CREATE INDEX IF NOT EXISTS fact_scope ON fact(scope);
+CREATE INDEX IF NOT EXISTS entity_scope ON entity(scope);
 """
 INDEXES += entity_table.INDEXES
 TABLES = ("fact", "link", "about", "relates", "neighbour", "tag", *entity_table.TABLES)

@@ -24,6 +24,7 @@ from hippograph.store.graph_values import IN_IDS as _IN
 from hippograph.store.graph_values import (
     EdgeRow,
     centred_on,
+    distinct_scopes,
     edges_in_fact_order,
     ids_param,
     join_props,
@@ -300,7 +301,7 @@ class IndexView(AboutReads):
 
     def scopes(self, prefix: str, *, limit: int) -> list[str]:
         """The seen scopes that hold a fact or entity and start with ``prefix``, sorted, at most ``limit``."""
-        found = {s for (s,) in self._rows("SELECT DISTINCT scope FROM fact UNION SELECT scope FROM entity")}
+        found = {s for (s,) in self._rows(distinct_scopes("fact", "entity"))}
         seen = found if self._scopes is None else found & self._scopes
         folded = prefix.casefold()
         return sorted(s for s in seen if s.casefold().startswith(folded))[:limit]

@@ -176,6 +176,11 @@ MIGRATIONS: tuple[str, ...] = (
     # in byte order, whatever the database's collation (PgGraphView.tagged).
     'CREATE INDEX IF NOT EXISTS hg_tag_bytes ON hg_tag ((tag COLLATE "C"));',
     own_value_statistics(r"hg\_%"),
+    # The scopes that hold anything, walked in these from one scope to the next (PgGraphView.scopes).
+    """
+    CREATE INDEX IF NOT EXISTS hg_fact_scope ON hg_fact (scope);
+    CREATE INDEX IF NOT EXISTS hg_entity_scope ON hg_entity (scope);
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 # The advisory lock the schema's steps run under (any bigint the database's other users do not

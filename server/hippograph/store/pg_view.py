@@ -16,7 +16,7 @@ from typing import Any
 
 from hippograph.domain.errors import InternalError
 from hippograph.domain.models import FACT_EDGES, EdgeType
-from hippograph.store.graph_values import EdgeRow, edges_in_fact_order
+from hippograph.store.graph_values import EdgeRow, distinct_scopes, edges_in_fact_order
 from hippograph.store.index_view import AboutReads
 from hippograph.store.pg_session import PgSession
 
@@ -277,10 +277,7 @@ class PgGraphView(AboutReads):
 
     def scopes(self, prefix: str, *, limit: int) -> list[str]:
         """The seen scopes that hold a fact or entity and start with ``prefix``, sorted, at most ``limit``."""
-        found = {
-            str(s)
-            for (s,) in self._rows("SELECT DISTINCT scope FROM hg_fact UNION SELECT scope FROM hg_entity", ())
-        }
+        found = {str(s) for (s,) in self._rows(distinct_scopes("hg_fact", "hg_entity"), ())}
         seen = found if self._scopes is None else found & set(self._scopes)
         folded = prefix.casefold()
         return sorted(s for s in seen if s.casefold().startswith(folded))[:limit]
