@@ -40,6 +40,7 @@ from hippograph.store.rows import (
 
 _ACTIVE = list(ACTIVE_STATUSES)
 _WRITER_LOCK = 0x6867_5F77_7269_7465  # "hg_write": the memory's one writer, across servers
+_COUNTED = 50_000  # facts counted exactly by fact_count; past it, the planner's estimate
 _GRAPH_TABLES = (
     "hg_fact", "hg_entity", "hg_entity_key", "hg_entity_first", "hg_about", "hg_link", "hg_relates", "hg_tag",
     "hg_receipt", "hg_reply",
@@ -206,7 +207,13 @@ class PgGraphStore(PgEdges):
         return {str(fid) for (fid,) in self._stream("SELECT id FROM hg_fact")}
 
     def fact_count(self) -> int:
-        """How many facts the graph holds, any status."""
+        """How many facts the graph holds, any status: counted up to ``_COUNTED`` rows, past that
+        the planner's count (kept within ~10% by autovacuum's ANALYZE), which is what its readers
+        need (the walk's entity specificity, the upkeep's growth) and costs no scan: every search
+        asks, and count(*) read the whole table (5.7 ms at 100k facts, ~60 ms at 1M)."""
+        ((estimate,),) = self._rows("SELECT reltuples::bigint FROM pg_class WHERE oid = 'hg_fact'::regclass")
+        if estimate >= _COUNTED:
+            return int(estimate)
         return int(self._rows("SELECT count(*) FROM hg_fact")[0][0])
 
     def fact_statuses(self) -> dict[str, str]:
