@@ -106,3 +106,33 @@ def test_a_term_whose_bound_cannot_reach_the_kth_score_is_not_needed() -> None:
     # Just reached by the two together: a row of both could tie, so the commoner must be read.
     assert pg_text.essential(bound, 3.0) == ["common", "rare"]
     assert pg_text.essential(bound, 0.0) == ["commonest", "common", "rare"]
+
+
+def test_each_terms_most_in_one_row_is_kept_and_filled_for_counts_made_without_it(
+    filled: tuple[PgVectorStore, PgDatabase],
+) -> None:
+    store, db = filled
+    with db.transaction() as conn:
+        rows = conn.execute("SELECT terms FROM hg_vec_facts").fetchall()
+        kept = dict(
+            conn.execute("SELECT term, most FROM hg_vec_terms WHERE tbl = 'hg_vec_facts' AND term <> ''")
+        )
+    most: dict[str, int] = {}
+    for (held,) in rows:
+        for term in set(held):
+            most[term] = max(most.get(term, 0), held.count(term))
+    assert kept == most and max(most.values()) > 1  # some rows hold a word twice
+    try:
+        with db.transaction() as conn:  # as a database made before most was kept
+            conn.execute("UPDATE hg_vec_terms SET most = NULL")
+        assert [h.id for h in store.text_search("facts", "w0x w1x w7x", 10)] == [
+            rid for rid, _ in _every_row(db, "w0x w1x w7x", 10, None)
+        ]
+    finally:
+        with db.transaction() as conn:
+            conn.execute(pg_text.MOST_FILLED)
+    with db.transaction() as conn:
+        filled_again = dict(
+            conn.execute("SELECT term, most FROM hg_vec_terms WHERE tbl = 'hg_vec_facts' AND term <> ''")
+        )
+    assert filled_again == most

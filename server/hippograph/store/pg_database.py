@@ -21,6 +21,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from hippograph.domain.errors import StoreError
+from hippograph.store import pg_text
 
 log = logging.getLogger(__name__)
 
@@ -181,6 +182,8 @@ MIGRATIONS: tuple[str, ...] = (
     CREATE INDEX IF NOT EXISTS hg_fact_scope ON hg_fact (scope);
     CREATE INDEX IF NOT EXISTS hg_entity_scope ON hg_entity (scope);
     """,
+    # Each term's most in one row, for full text's bounds (pg_text.ranked).
+    pg_text.MOST_FILLED,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 # The advisory lock the schema's steps run under (any bigint the database's other users do not

@@ -42,10 +42,28 @@ _STOP = frozenset(
 _STEMMER = snowballstemmer.stemmer("english")
 _TOTALS = ""  # the row of hg_vec_terms that holds a table's totals
 
+# ``most``: the most times one row has held the term (never lowered when rows go: a bound, for
+# ``ranked``); NULL where not known (counts made before it was kept: ``MOST_FILLED`` fills them).
 SCHEMA = (
     "CREATE TABLE IF NOT EXISTS hg_vec_terms (tbl TEXT NOT NULL, term TEXT NOT NULL, "
-    "docs BIGINT NOT NULL, terms BIGINT NOT NULL DEFAULT 0, PRIMARY KEY (tbl, term))"
+    "docs BIGINT NOT NULL, terms BIGINT NOT NULL DEFAULT 0, most INTEGER, PRIMARY KEY (tbl, term))"
 )
+# A database whose counts were made before ``most`` was kept: the column, and each term's most
+# counted from the rows (once; a term with no row left stays unknown).
+MOST_FILLED = """
+DO $$ DECLARE t text; BEGIN
+IF to_regclass('hg_vec_terms') IS NOT NULL THEN
+    ALTER TABLE hg_vec_terms ADD COLUMN IF NOT EXISTS most INTEGER;
+    FOREACH t IN ARRAY ARRAY['hg_vec_facts', 'hg_vec_entities'] LOOP
+        IF to_regclass(t) IS NOT NULL THEN
+            EXECUTE format('UPDATE hg_vec_terms v SET most = m.most FROM (SELECT term, max(n) AS most '
+                'FROM (SELECT r.id, u.term, count(*) AS n FROM %I r CROSS JOIN LATERAL unnest(r.terms) '
+                'AS u(term) GROUP BY r.id, u.term) c GROUP BY term) m WHERE v.tbl = %L AND v.term = m.term',
+                t, t);
+        END IF;
+    END LOOP;
+END IF; END $$;
+"""
 
 
 def terms(text: str) -> list[str]:
@@ -68,12 +86,25 @@ def count(conn: Any, table: str, rows: Sequence[Sequence[str]], sign: int) -> No
     docs = Counter(term for row in rows for term in set(row))
     docs[_TOTALS] = len(rows)
     total_terms = sum(len(row) for row in rows)
+    most: Counter[str] = Counter()
+    for row in rows:
+        for term, n in Counter(row).items():
+            most[term] = max(most[term], n)
+    # A removal leaves ``most`` as it was; an addition raises it, unless it is not known.
     conn.cursor().executemany(
-        "INSERT INTO hg_vec_terms (tbl, term, docs, terms) VALUES (%s, %s, %s, %s) "
+        "INSERT INTO hg_vec_terms (tbl, term, docs, terms, most) VALUES (%s, %s, %s, %s, %s) "
         "ON CONFLICT (tbl, term) DO UPDATE SET docs = hg_vec_terms.docs + excluded.docs, "
-        "terms = hg_vec_terms.terms + excluded.terms",
+        "terms = hg_vec_terms.terms + excluded.terms, most = CASE WHEN excluded.most IS NULL "
+        "OR hg_vec_terms.most IS NULL THEN hg_vec_terms.most "
+        "ELSE greatest(hg_vec_terms.most, excluded.most) END",
         [
-            (table, term, sign * n, sign * total_terms if term == _TOTALS else 0)
+            (
+                table,
+                term,
+                sign * n,
+                sign * (total_terms if term == _TOTALS else 0),
+                most.get(term) if sign > 0 else None,
+            )
             for term, n in sorted(docs.items())
         ],
     )
@@ -102,25 +133,27 @@ def ranked(
     scoring every row that holds one of them would rank them, without scoring most rows of common
     terms. ``clause`` starts with ``CANDIDATES``; ``params`` are the rest of its parameters.
 
-    MaxScore (Turtle and Flood, 1995): a term adds at most ``idf * (k1 + 1)`` to a row's score. A
-    first pass scores the rows that hold the rarest terms; its ``k``-th score is one that ``k``
-    rows reach. A row holding only terms whose bounds sum to less cannot be among the best, so the
+    MaxScore (Turtle and Flood, 1995): a term adds at most ``_bound`` to a row's score. A first
+    pass scores the rows that hold the rarest terms; its ``k``-th score is one that ``k`` rows
+    reach. A row holding only terms whose bounds sum to less cannot be among the best, so the
     second pass scores only the rows holding one of the other terms. The common terms' rows (a
     hub's name is in a tenth of the facts) are read only when they can still change the answer.
     """
     terms = sorted(set(query))
     counted = conn.execute(
-        "SELECT term, docs, terms FROM hg_vec_terms WHERE tbl = %s AND term = ANY(%s)",
+        "SELECT term, docs, terms, most FROM hg_vec_terms WHERE tbl = %s AND term = ANY(%s)",
         (table, [*terms, _TOTALS]),
     ).fetchall()
-    docs = {str(term): int(n) for term, n, _ in counted if term != _TOTALS}
-    total, words = next(((int(n), int(w)) for term, n, w in counted if term == _TOTALS), (0, 0))
+    docs = {str(term): int(n) for term, n, _, _ in counted if term != _TOTALS}
+    most = {str(term): m for term, _, _, m in counted}
+    total, words = next(((int(n), int(w)) for term, n, w, _ in counted if term == _TOTALS), (0, 0))
     held = sorted((t for t in terms if docs.get(t, 0) > 0), key=lambda t: (docs[t], t))
     if not held or total <= 0:
         return []
-    bound = {term: _idf(total, docs[term]) * (_K1 + 1) for term in held}
+    weight = {term: _idf(total, docs[term]) * (_K1 + 1) for term in held}
+    bound = {term: weight[term] * _most_share(most[term], words / total) for term in held}
     sql = _scored_sql(table, clause, len(held))
-    weighted = [value for term in held for value in (bound[term], term)]
+    weighted = [value for term in held for value in (weight[term], term)]
 
     def best(candidates: Sequence[str]) -> list[Any]:
         return list(conn.execute(sql, (*weighted, words / total, list(candidates), *params, k)).fetchall())
@@ -169,3 +202,12 @@ def _scored_sql(table: str, clause: str, terms: int) -> str:
 
 def _idf(total: int, docs: int) -> float:
     return math.log(1 + (total - docs + 0.5) / (docs + 0.5))
+
+
+def _most_share(most: int | None, mean_length: float) -> float:
+    """The most of its ``idf (k1 + 1)`` a term adds to a row: ``tf / (tf + k1 (1 - b + b dl /
+    avgdl))`` grows with ``tf`` (at most ``most``) and shrinks with ``dl`` (at least 1), so it
+    is below its value at those two; with ``most`` unknown, below 1."""
+    if not most:
+        return 1.0
+    return most / (most + _K1 * (1 - _B + _B / mean_length))
