@@ -38,6 +38,7 @@ from hippograph.store.cache_budget import DEFAULT_SHARES
 from hippograph.store.graph_values import (
     ClaimKey,
     SessionKey,
+    distinct_scopes,
     dump_props,
     ids_param,
     load_props,
@@ -120,10 +121,7 @@ class GraphIndex:
             return
         with self.lock:
             self._count = self.db.execute("SELECT count(*) FROM fact").fetchone()[0]
-            self._scopes = {
-                s
-                for (s,) in self.db.execute("SELECT DISTINCT scope FROM fact UNION SELECT scope FROM entity")
-            }
+            self._scopes = {s for (s,) in self.db.execute(distinct_scopes("fact", "entity"))}
 
     # ------------------------------------------------------------ lifetime
 

@@ -75,7 +75,9 @@ class IndexView(AboutReads):
         the index's lock, with the query that uses it (a write may bring a new scope)."""
         if self._scope_param is None or self._sees_all():
             return "1", ()
-        return " AND ".join(f"{a}.scope {_IN}" for a in aliases), (self._scope_param,) * len(aliases)
+        # `+`: never an index on scope for these (a scope may hold every row: without statistics
+        # SQLite took fact_scope, made for scopes(), and read every fact for a tag range).
+        return " AND ".join(f"+{a}.scope {_IN}" for a in aliases), (self._scope_param,) * len(aliases)
 
     def _rows(self, query: str, *params: Any) -> list[Any]:
         with self._x.lock:
