@@ -45,12 +45,18 @@ class PgGraphView(AboutReads):
         wanted = set(ids)
         if self._scopes is None or not wanted:
             return wanted
-        rows = self._rows(
-            "SELECT id FROM hg_fact WHERE id = ANY(%s) AND scope = ANY(%s) "
-            "UNION ALL SELECT id FROM hg_entity WHERE id = ANY(%s) AND scope = ANY(%s)",
-            (list(wanted), self._scopes, list(wanted), self._scopes),
-        )
-        return {str(node) for (node,) in rows}
+        # Each id asked of its own table (a fact's starts f_, an entity's e_): 40 fact ids asked of
+        # the entities too read every entity row against each (~1 ms of a 1.7 ms query).
+        facts = sorted(i for i in wanted if i.startswith("f_"))
+        entities = sorted(wanted.difference(facts))
+        seen: set[str] = set()
+        for table, asked in (("hg_fact", facts), ("hg_entity", entities)):
+            if asked:
+                rows = self._rows(
+                    f"SELECT id FROM {table} WHERE id = ANY(%s) AND scope = ANY(%s)", (asked, self._scopes)
+                )
+                seen.update(str(node) for (node,) in rows)
+        return seen
 
     def sees(self, node_id: str) -> bool:
         """The scope rule: a fact or entity is seen if its scope is."""
