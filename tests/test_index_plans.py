@@ -63,7 +63,9 @@ def graph(tmp_path_factory: pytest.TempPathFactory) -> Any:
 
 @pytest.mark.parametrize("scopes", [EVERYWHERE, ["global"]], ids=["every scope", "one scope"])
 @pytest.mark.parametrize("read", list(READS))
-def test_a_read_of_the_graph_index_scans_no_table_and_looks_up_no_scope(graph: Any, scopes: Any, read: str) -> None:
+def test_a_read_of_the_graph_index_scans_no_table_and_looks_up_no_scope(
+    graph: Any, scopes: Any, read: str
+) -> None:
     db = graph.read.db
     asked: list[str] = []
     db.set_trace_callback(asked.append)  # each statement as run, its parameters written in
