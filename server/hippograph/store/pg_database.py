@@ -42,29 +42,30 @@ _OWN_VALUES = (
 def no_value_statistics(tables_like: str) -> str:
     """SQL that keeps every text, array and json column of the tables named like ``tables_like``
     out of the planner's statistics (``SET STATISTICS 0``), but those of ``_OWN_VALUES``."""
-    return (
-        "DO $$ DECLARE c record; BEGIN FOR c IN SELECT table_name, column_name "
-        "FROM information_schema.columns WHERE table_schema = current_schema() "
-        f"AND table_name LIKE '{tables_like}' AND data_type IN ('text', 'ARRAY', 'jsonb') "
-        f"AND column_name NOT IN ({', '.join(repr(c) for c in _OWN_VALUES)}) LOOP "
-        "EXECUTE format('ALTER TABLE %I ALTER COLUMN %I SET STATISTICS 0', c.table_name, c.column_name); "
-        "END LOOP; END $$;"
-    )
+    return f"DO $$ DECLARE c record; BEGIN {_statistics_of(tables_like, own=False, target=0)} END $$;"
 
 
 def own_value_statistics(tables_like: str) -> str:
     """SQL that gives the ``_OWN_VALUES`` columns of the tables named like ``tables_like`` the
     planner's statistics back (a database made before they were kept), and gathers them."""
     return (
-        "DO $$ DECLARE c record; BEGIN FOR c IN SELECT table_name, column_name "
-        "FROM information_schema.columns WHERE table_schema = current_schema() "
-        f"AND table_name LIKE '{tables_like}' AND data_type IN ('text', 'ARRAY', 'jsonb') "
-        f"AND column_name IN ({', '.join(repr(c) for c in _OWN_VALUES)}) LOOP "
-        "EXECUTE format('ALTER TABLE %I ALTER COLUMN %I SET STATISTICS -1', c.table_name, c.column_name); "
-        "END LOOP; "
+        f"DO $$ DECLARE c record; BEGIN {_statistics_of(tables_like, own=True, target=-1)} "
         "FOR c IN SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() "
         f"AND table_name LIKE '{tables_like}' LOOP EXECUTE format('ANALYZE %I', c.table_name); "
         "END LOOP; END $$;"
+    )
+
+
+def _statistics_of(tables_like: str, *, own: bool, target: int) -> str:
+    """A PL/pgSQL loop (over ``c``) setting the statistics target of the text, array and json
+    columns of the tables named like ``tables_like``: those of ``_OWN_VALUES``, or the others."""
+    return (
+        "FOR c IN SELECT table_name, column_name "
+        "FROM information_schema.columns WHERE table_schema = current_schema() "
+        f"AND table_name LIKE '{tables_like}' AND data_type IN ('text', 'ARRAY', 'jsonb') "
+        f"AND column_name {'IN' if own else 'NOT IN'} ({', '.join(repr(c) for c in _OWN_VALUES)}) LOOP "
+        f"EXECUTE format('ALTER TABLE %I ALTER COLUMN %I SET STATISTICS {target}', "
+        "c.table_name, c.column_name); END LOOP;"
     )
 
 
