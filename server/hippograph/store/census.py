@@ -21,12 +21,15 @@ class GraphCensus:
         run = self._session.run
         edges: list[EdgeRow] = []
         for edge_type in FACT_EDGES:
-            query = f"MATCH (a:Fact)-[r:{edge_type}]->(b:Fact) RETURN a.id AS src, b.id AS dst, r AS props"
-            rows = run(query)
-            edges += [EdgeRow(edge_type, r["src"], r["dst"], edge_props(r["props"])) for r in rows]
+            names = list(self._session.types.of(edge_type))
+            props = self._session.types.returning("r", edge_type)
+            rows = run(f"MATCH (a:Fact)-[r:{edge_type}]->(b:Fact) RETURN a.id AS src, b.id AS dst, {props}")
+            edges += [
+                EdgeRow(edge_type, r["src"], r["dst"], edge_props({n: r[n] for n in names})) for r in rows
+            ]
         rows = run("MATCH (f:Fact)-[r:ABOUT]->(e:Entity) RETURN f.id AS src, e.id AS dst, r.role AS role")
         edges += [EdgeRow(EdgeType.ABOUT, r["src"], r["dst"], {"role": r["role"]}) for r in rows]
-        props = ", ".join(f"r.{n} AS {n}" for n in RELATES_PROPS)
+        props = self._session.types.returning("r", "Relation", RELATES_PROPS)
         rows = run(f"MATCH (r:Relation) RETURN r.src AS src, r.dst AS dst, {props}")
         edges += [
             EdgeRow(EdgeType.RELATES, r["src"], r["dst"], edge_props({n: r[n] for n in RELATES_PROPS}))

@@ -26,9 +26,10 @@ def erase(
     RELATES edges they stated deleted; fact-to-fact edges stay (the chains). The old strings
     stay in Kùzu's free pages until ``rebuild``."""
     entities: set[str] = set()
+    cast = session.types.cast
     for fact in tombstones:
         entities |= {e.dst for e in IndexView(read, EVERYWHERE).about_edges([fact.id])}
-        sets = ", ".join(f"f.{c} = {session.cast('Fact', c).replace('r.', '$')}" for c in FACT_COLUMNS[1:])
+        sets = ", ".join(f"f.{c} = {cast('Fact', c).replace('r.', '$')}" for c in FACT_COLUMNS[1:])
         session.run(f"MATCH (f:Fact {{id: $id}}) SET {sets}", fact_params(fact))
         for edge in ("(f:Fact {id: $id})-[r:ABOUT]->(:Entity)", "(f:Fact {id: $id})-[r:HAS_TAG]->(:Tag)"):
             session.run(f"MATCH {edge} DELETE r", {"id": fact.id})

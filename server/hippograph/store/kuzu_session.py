@@ -22,6 +22,7 @@ import ladybug
 from hippograph.domain.errors import GraphCacheFull, InternalError, StoreError
 from hippograph.store.cache_budget import budget_for
 from hippograph.store.graph_copy import POOL_FULL, copy_graph, discard, side_files, table_rows, tables
+from hippograph.store.kuzu_columns import ColumnTypes
 from hippograph.store.kuzu_files import checkpoint_closed, one_result
 from hippograph.store.malloc_arenas import release_free_memory
 
@@ -113,7 +114,7 @@ class KuzuSession:
         # Each statement is prepared once: kuzu 0.11.3 kept ~30-130 KB of native memory per
         # statement prepared (a server grew ~0.5 MB a remember), and planning once saves time.
         self._prepared: dict[str, ladybug.PreparedStatement] = {}
-        self._types: dict[str, dict[str, str]] = {}  # table -> column -> Kùzu type (see cast)
+        self.types = ColumnTypes(self.run)
         # The open transaction's commit hooks; None outside a transaction.
         self._hooks: list[CommitHook] | None = None
         # A statement a thread wants committed with its next transaction (see ``commit_with``).
@@ -424,16 +425,6 @@ class KuzuSession:
 
     # ------------------------------------------------------------ batched writes
 
-    def cast(self, table: str, column: str) -> str:
-        """``CAST(r.column AS type)`` for a row of an UNWIND: Kùzu types a field that is null in
-        every row of a batch as STRING, which it will not store in a TIMESTAMP or a list column."""
-        types = self._types.get(table)
-        if types is None:
-            # table_info takes no parameters; ``table`` is always one of the store's own names.
-            rows = self.run(f"CALL table_info('{table}') RETURN *")
-            types = self._types[table] = {row["name"]: row["type"] for row in rows}
-        return f"CAST(r.{column} AS {types[column]})"
-
     def for_each(
         self,
         rows: list[dict[str, Any]],
@@ -458,7 +449,8 @@ class KuzuSession:
                     f"MATCH ({pattern} {{{key}: $end{i}}})" for i, (pattern, key, _) in enumerate(ends)
                 )
                 found = [pattern.split(":")[0] for pattern, _, _ in ends]
-                values = [*found, *(f"{self.cast(table, column)} AS v_{column}" for column in columns)]
+                cast = self.types.cast
+                values = [*found, *(f"{cast(table, column)} AS v_{column}" for column in columns)]
                 if columns:
                     query = f"{matches} UNWIND $rows AS r WITH {', '.join(values)} {clause}"
                 else:
@@ -471,7 +463,7 @@ class KuzuSession:
                 return
         fields = [*(field for _, _, field in ends), *columns]
         values = [f"r.{field} AS v_{field}" for _, _, field in ends]
-        values += [f"{self.cast(table, column)} AS v_{column}" for column in columns]
+        values += [f"{self.types.cast(table, column)} AS v_{column}" for column in columns]
         query = f"UNWIND $rows AS r WITH {', '.join(values)}"
         for i, (pattern, key, field) in enumerate(ends):
             if i:

@@ -52,8 +52,15 @@ def to_db_time(value: datetime | None) -> datetime | None:
     return value.astimezone(UTC).replace(tzinfo=None)
 
 
-def from_db_time(value: datetime | None) -> datetime | None:
-    return value.replace(tzinfo=UTC) if value is not None else None
+def from_db_time(value: datetime | str | None) -> datetime | None:
+    """A stored time (naive UTC, or its text: ``KuzuSession.returning``) as an aware UTC time."""
+    naive = naive_time(value)
+    return naive.replace(tzinfo=UTC) if naive is not None else None
+
+
+def naive_time(value: datetime | str | None) -> datetime | None:
+    """A time the graph returned, as the naive UTC time it stores (text read back exactly)."""
+    return datetime.fromisoformat(value) if isinstance(value, str) else value
 
 
 def fact_params(fact: Fact) -> dict[str, Any]:
@@ -164,8 +171,12 @@ def entity_from_row(row: Mapping[str, Any]) -> Entity:
 
 
 def edge_props(props: Mapping[str, Any]) -> dict[str, Any]:
-    """An edge's stored properties: Kùzu's internal ones (``_id``, ...) and nulls left out."""
-    return {k: v for k, v in props.items() if not k.startswith("_") and v is not None}
+    """An edge's stored properties: Kùzu's internal ones (``_id``, ...) and nulls left out, its
+    time (read as text: ``KuzuSession.returning``) a naive UTC time, as Kùzu stores it."""
+    kept = {k: v for k, v in props.items() if not k.startswith("_") and v is not None}
+    if "created_at" in kept:
+        kept["created_at"] = naive_time(kept["created_at"])
+    return kept
 
 
 def props_by_row(columns: Mapping[str, list[Any]], names: Sequence[str]) -> list[dict[str, Any]]:
