@@ -26,6 +26,10 @@ import json, sys, time
 from pathlib import Path
 from hippograph.config import Settings
 from hippograph.service.memory import Memory
+from hippograph.store.malloc_arenas import limit_malloc_arenas, map_large_allocations
+
+limit_malloc_arenas()  # as ``hippograph serve`` does at its start
+map_large_allocations()
 
 def status(key):
     text = Path("/proc/self/status").read_text()

@@ -221,6 +221,11 @@ def test_the_fact_cache_keeps_to_its_budget_and_reads_the_rest_from_the_graph(tm
         read = graph.get_facts([f.id for f in facts])
         assert [read[f.id].content for f in facts] == [f.content for f in facts]
         assert graph._facts.held_bytes()[1] <= budget
+        held = set(graph._facts.get([f.id for f in facts]))
+        # A pass over many facts (consolidate) reads them and leaves the cache as it was.
+        others = [f.id for f in facts if f.id not in held]
+        assert graph.get_facts(others, keep=False) == {fid: read[fid] for fid in others}
+        assert set(graph._facts.get([f.id for f in facts])) == held
         assert graph.check_mirror(repair=False) == []
     finally:
         graph.close()

@@ -18,7 +18,7 @@ from typing import Any
 from hippograph import __version__
 from hippograph.commands import COMMANDS, Command
 from hippograph.config import Settings, default_data_dir
-from hippograph.store.malloc_arenas import limit_malloc_arenas
+from hippograph.store.malloc_arenas import limit_malloc_arenas, map_large_allocations
 
 _BY_NAME = {command.name: command for command in COMMANDS}
 _DEFAULT = "serve"  # the command run when none is named
@@ -115,6 +115,7 @@ def _configure_logging(level: str) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     limit_malloc_arenas()  # before any engine starts a thread
+    map_large_allocations()
     args = build_parser().parse_args(argv)
     command = _BY_NAME[args.command or _DEFAULT]
     try:

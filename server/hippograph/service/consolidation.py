@@ -153,7 +153,7 @@ class Consolidator:
         entities: dict[int, list[str]] = defaultdict(list)
         view = self.stores.graph.view([scope])
         for chunk in _chunks(ids):
-            for fact in self.stores.graph.get_facts(chunk).values():
+            for fact in self.stores.graph.get_facts(chunk, keep=False).values():
                 times[row_of[fact.id]] = iso(fact_time(fact)) or ""
                 if fact.session_id is not None:
                     sessions[fact.session_id].append((iso(fact.created_at) or "", row_of[fact.id]))
@@ -182,7 +182,9 @@ class Consolidator:
             end, size = start, 0
             while end < len(groups) and (size < _CHUNK or end == start):
                 size, end = size + len(groups[end]), end + 1
-            facts = self.stores.graph.get_facts([fid for group in groups[start:end] for fid in group])
+            facts = self.stores.graph.get_facts(
+                [fid for group in groups[start:end] for fid in group], keep=False
+            )
             for group in groups[start:end]:
                 yield [facts[fid].content for fid in group if fid in facts]
             start = end

@@ -240,7 +240,7 @@ class KuzuGraphStore:
     def checkpoint(self) -> None:
         self._session.checkpoint()
 
-    def get_facts(self, ids: Sequence[str]) -> dict[str, Fact]:
+    def get_facts(self, ids: Sequence[str], *, keep: bool = True) -> dict[str, Fact]:
         if not ids:
             return {}
         with self._session.lock:
@@ -252,7 +252,7 @@ class KuzuGraphStore:
                 rows = self._session.run(_FACTS_BY_ID.format(self._fact_items), {"ids": misses})
                 read = [fact_from_row(row) for row in rows]
                 found.update((fact.id, fact) for fact in read)
-                if committed:
+                if committed and keep:
                     self._facts.put(read)
         return found
 

@@ -186,7 +186,8 @@ class PgGraphStore(PgEdges):
         with self._conn() as conn, conn.cursor() as cur:
             cur.executemany(f"UPDATE hg_fact SET {sets} WHERE id = %s", rows)
 
-    def get_facts(self, ids: Sequence[str]) -> dict[str, Fact]:
+    def get_facts(self, ids: Sequence[str], *, keep: bool = True) -> dict[str, Fact]:
+        """``keep``: whether the facts may stay cached (here nothing is)."""
         if not ids:
             return {}
         rows = self._rows(f"{_FACTS} WHERE id = ANY(%s)", (list(ids),))
