@@ -53,7 +53,7 @@ def to_db_time(value: datetime | None) -> datetime | None:
 
 
 def from_db_time(value: datetime | str | None) -> datetime | None:
-    """A stored time (naive UTC, or its text: ``KuzuSession.returning``) as an aware UTC time."""
+    """A stored time (naive UTC, or its text: ``kuzu_columns.ColumnTypes.returning``) as an aware UTC time."""
     naive = naive_time(value)
     return naive.replace(tzinfo=UTC) if naive is not None else None
 
@@ -172,7 +172,7 @@ def entity_from_row(row: Mapping[str, Any]) -> Entity:
 
 def edge_props(props: Mapping[str, Any]) -> dict[str, Any]:
     """An edge's stored properties: Kùzu's internal ones (``_id``, ...) and nulls left out, its
-    time (read as text: ``KuzuSession.returning``) a naive UTC time, as Kùzu stores it."""
+    time (read as text: ``kuzu_columns.ColumnTypes.returning``) a naive UTC time, as Kùzu stores it."""
     kept = {k: v for k, v in props.items() if not k.startswith("_") and v is not None}
     if "created_at" in kept:
         kept["created_at"] = naive_time(kept["created_at"])
