@@ -23,6 +23,7 @@ from typing import Any
 from hippograph.domain.errors import ModelUnavailable
 from hippograph.store.embed import packaged_file, sha256_of
 from hippograph.text.name_cues import cued_type
+from hippograph.text.name_frames import framed_type
 from hippograph.text.names import (
     TYPES,
     Name,
@@ -179,8 +180,15 @@ def _names(text: str, spans: Sequence[tuple[str, str, int, int]]) -> list[Name]:
         opening_words(text),
         blocked=blocked,
     )
-    # What the sentence says a name is ("her startup, Loomcraft") stands over any guess.
-    cued = [(name, cued_type(text, name.start, name.end)) for name in found]
-    return [
-        replace(name, type=kind, how="cue") if kind and name.how != "speaker" else name for name, kind in cued
-    ]
+    # What the sentence says a name is ("her startup, Loomcraft") stands over any guess, and so
+    # does what the words around it imply ("a hotel near Shibuya"), where they say nothing.
+    return [name if name.how == "speaker" else _stated(text, name) for name in found]
+
+
+def _stated(text: str, name: Name) -> Name:
+    """``name`` with the type its sentence states (``how="cue"``) or implies (``how="frame"``)."""
+    if kind := cued_type(text, name.start, name.end):
+        return replace(name, type=kind, how="cue")
+    if kind := framed_type(text, name.start, name.end):
+        return replace(name, type=kind, how="frame")
+    return name

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["HONORIFIC", "apposed_type", "cued_type", "head_type", "names_its_kind", "title_before"]
+__all__ = ["HONORIFIC", "apposed_type", "cued_type", "head_type", "kind_of", "names_its_kind", "title_before"]
 
 # Titles that come before a person's name ("Mr. Petrov", "Aunt Rosa", "Dr Okafor").
 HONORIFIC = re.compile(
@@ -45,7 +45,7 @@ _KINDS = {
         orchestra choir brewery bakery restaurant cafe café""",
     "tool": """tool app application library framework language database editor ide plugin
         extension package browser software laptop phone smartphone tablet console compiler
-        runtime linter service platform os""",
+        runtime linter service platform os bot vacuum router printer camera watch e-reader""",
 }
 _KIND = {noun: kind for kind, nouns in _KINDS.items() for noun in nouns.split()}
 # The last word of a name that says its type ("Bluefin Analytics", "Heathrow Airport"), and the
@@ -57,11 +57,12 @@ _HEADS = {
         Foundation Trust Institute University College School Academy Hospital Clinic Council
         Ministry Department Association Society Federation Union Club Church Traders Trading
         Industries Logistics Pharmaceuticals Therapeutics Brewery Bakery Records Publishing
-        Press Network Networks Collective Cooperative""",
+        Press Network Networks Collective Cooperative Sons Brothers Dental Plumbing Roofing
+        Catering Cleaning Realty Properties Pharmacy""",
     "place": """Street St Road Rd Avenue Ave Boulevard Lane Square Park Airport Station
         Bridge Beach Lake River Mountain Mountains Mount Valley Island Islands Bay Harbour Harbor
         Hill Hills Heights Gardens Stadium Arena Plaza Centre Center Mall Market Cathedral Palace
-        Castle Tower Falls Canyon Forest Coast Peninsula Desert Sea Ocean""",
+        Castle Tower Falls Canyon Forest Coast Peninsula Desert Sea Ocean Building Hall Lodge""",
 }
 _HEAD = {word.casefold(): kind for kind, words in _HEADS.items() for word in words.split()}
 _OF_HEADS = {"university": "organization", "bank": "organization", "college": "organization",
@@ -70,14 +71,17 @@ _OF_HEADS = {"university": "organization", "bank": "organization", "college": "o
              "city": "place", "port": "place"}  # fmt: skip
 
 _DETERMINER = r"(?:a|an|the|my|our|his|her|their|your|its|this|that)"
-# A noun phrase's words after its determiner: up to three, the last one its head ("a small design
+# A noun phrase's words after its determiner: up to four, the last one its head ("a small design
 # agency", "our new intern", "the company's accountant").
-_PHRASE = rf"{_DETERMINER}\s+(?P<phrase>[\w'’-]+(?:\s+[\w'’-]+){{0,2}}?)"
+_PHRASE = rf"{_DETERMINER}\s+(?P<phrase>[\w'’-]+(?:\s+[\w'’-]+){{0,3}}?)"
 # "her startup, Loomcraft, ...", "a band called The Lanterns", "our landlord, Mr. Petrov".
-_BEFORE = re.compile(rf"(?i)\b{_PHRASE}(?P<comma>\s*,|\s+(?:called|named))\s*$")
+_BEFORE = re.compile(rf"(?i)\b{_PHRASE}(?P<comma>\s*,|\s+(?:(?:is|was)\s+)?(?:called|named))\s*$")
 # "Loomcraft, a startup", "Tariq, our new intern", "Vesta is a small design agency".
 _PHRASE_END = r"(?=\s*(?:[,.;:!?)]|$|\s(?:in|at|on|for|from|with|of|and|who|that|which)\b))"
 _AFTER = re.compile(rf"(?i)^(?:\s*,|\s+(?:is|was)|['’]s)\s+{_PHRASE}{_PHRASE_END}")
+# "my neighbour Georgia", "our new intern Tariq": a person's role right before the name, after a
+# possessive (a bare noun after "the" is no cue: "the app Sarah built").
+_ROLE_BEFORE = re.compile(r"(?i)\b(?:my|our|his|her|their|your)\s+(?:[\w'’-]+\s+)?(?P<noun>[\w'’-]+)\s+$")
 # "the hospital is St. Mary's", "my laptop is a ThinkPad".
 _COPULA_BEFORE = re.compile(rf"(?i)\b{_PHRASE}\s+(?:is|was)\s+(?:{_DETERMINER}\s+)?$")
 # After an apposition set off by a comma, the name ends at a mark or the text's end ("her startup,
@@ -98,6 +102,8 @@ def head_type(name: str) -> str | None:
     words = name.replace(".", " ").split()
     if len(words) < 2:
         return None
+    if "&" in words:
+        return "organization"  # "Dalton & Sons", "Hargrove & Pike": a firm
     if len(words) >= 3 and words[1].casefold() == "of" and words[0].casefold() in _OF_HEADS:
         return _OF_HEADS[words[0].casefold()]
     return _HEAD.get(words[-1].casefold())
@@ -112,7 +118,13 @@ def names_its_kind(name: str) -> bool:
 
 def _kind(phrase: str) -> str | None:
     """The type a noun phrase's head (its last word) names, if it names one."""
-    return _KIND.get(phrase.split()[-1].casefold())
+    return kind_of(phrase.split()[-1])
+
+
+def kind_of(noun: str) -> str | None:
+    """The type a noun for a kind of thing names ("colleague", "accountants", "agency"), if any."""
+    key = noun.casefold()
+    return _KIND.get(key) or (_KIND.get(key[:-1]) if key.endswith("s") else None)
 
 
 def cued_type(text: str, start: int, end: int) -> str | None:
@@ -130,6 +142,9 @@ def cued_type(text: str, start: int, end: int) -> str | None:
         return kind
     if (kind := apposed_type(after)) is not None:
         return kind
+    role = _ROLE_BEFORE.search(before)
+    if role and kind_of(role.group("noun")) == "person" and name[:1].isupper():
+        return "person"
     copula = _COPULA_BEFORE.search(before)
     return _kind(copula.group("phrase")) if copula else None
 
