@@ -103,3 +103,11 @@ def test_a_stated_type_replaces_a_guessed_one_and_a_later_guess_changes_nothing(
     assert memory.entities.resolve("Marlowe", "global").type == "tool"  # type: ignore[union-attr]
     memory.remember("Marlowe greeted everyone at the party on Friday.")
     assert memory.entities.resolve("Marlowe", "global").type == "tool"  # type: ignore[union-attr]
+
+
+def test_a_name_written_with_its_article_finds_the_entity_found_without_it(memory: Memory) -> None:
+    out = memory.remember("Our band, The Lonely Spoons, plays on Friday.")
+    assert _created(out) == {"Lonely Spoons": "organization"}  # the apposition types it past "The"
+    spoons = memory.entities.resolve("The Lonely Spoons", "global")
+    assert spoons is not None and spoons.name == "Lonely Spoons"
+    assert memory.entities.resolve("The Spoons", "global") is None

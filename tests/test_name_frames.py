@@ -32,6 +32,10 @@ def _frame(text: str, name: str) -> str | None:
         ("The nightly jobs run on Moorhen now.", "Moorhen", "tool"),
         ("We migrated the search index from Sorrel to Vantablade.", "Vantablade", "tool"),
         ("Check the Ledgerline dashboard before paging anyone.", "Ledgerline", "tool"),
+        ("The shopping list lives in Tallyho, share it with Ben.", "Tallyho", "tool"),
+        ("I borrowed the ladder from Eamon next door.", "Eamon", "person"),
+        ("Cycling from Ghent to Dendermonde takes an hour.", "Dendermonde", "place"),
+        ("Fernway Energy keeps charging us for the old meter.", "Fernway Energy", "organization"),
     ],
 )
 def test_a_phrase_that_takes_one_type_types_the_name(text: str, name: str, kind: str) -> None:
@@ -47,8 +51,8 @@ def test_a_phrase_that_takes_one_type_types_the_name(text: str, name: str, kind:
         ("She is at the Berlin office this week.", "Berlin"),  # the name qualifies "office"
         ("I emailed Stripe support about the refund.", "Stripe"),  # the same
         ("Use Priya's template for the report.", "Priya"),  # a possessive: the frame is the template's
-        ("The designs live in Figma now.", "Figma"),  # "live in" said of files, not people
         ("We stayed near the lake. Ardent runs the bakery.", "Ardent"),  # no frame across a sentence
+        ("Our servers live in Frankfurt.", "Frankfurt"),  # a tool holds lists and files, not servers
         ("We deploy with deploy_tool.py on Fridays.", "deploy_tool.py"),  # code speaks for itself
     ],
 )

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from hippograph.domain.errors import ModelUnavailable
-from hippograph.store.ner import NameFinder, checked, model_dir, shared_recogniser
+from hippograph.store.ner import NameFinder, checked, model_dir, names_from_spans, shared_recogniser
 
 
 def test_the_shipped_model_matches_its_pinned_hashes() -> None:
@@ -71,3 +71,28 @@ memory.close()
 """
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=180)
     assert done.stdout.split() == ["False", "True"], done.stderr
+
+
+def _spans(text: str, *found: tuple[str, str]) -> list[tuple[str, str, int, int]]:
+    """The recogniser's spans, as it might find them: (span, label) at the span's place."""
+    return [(span, label, text.index(span), text.index(span) + len(span)) for span, label in found]
+
+
+@pytest.mark.parametrize(
+    ("text", "found", "names"),
+    [
+        # An article or a title is no part of a name.
+        ("It runs on a Raspberry Pi.", [("a Raspberry Pi", "PRODUCT")], ["Raspberry Pi"]),
+        ("We should ask Uncle Rafi first.", [("Uncle Rafi", "PERSON")], ["Rafi"]),
+        # A lowercase word inside a span that no name holds: two names, found by rule.
+        ("Our chat moved from Slack to Zulip.", [("Slack to Zulip", "ORG")], ["Slack", "Zulip"]),
+        ("I volunteer at the Bank of Ireland.", [("the Bank of Ireland", "ORG")], ["Bank of Ireland"]),
+        # A span inside a run of capitalised words is the whole run, unless a date cuts it.
+        ("Our club, Otter Lane Dolphins, trains.", [("Lane Dolphins", "PERSON")], ["Otter Lane Dolphins"]),
+        ("On Tuesday Priya Raman left.", [("Tuesday", "DATE"), ("Priya Raman", "PERSON")], ["Priya Raman"]),
+    ],
+)
+def test_a_recognised_span_is_trimmed_to_the_name_it_holds(
+    text: str, found: list[tuple[str, str]], names: list[str]
+) -> None:
+    assert [n.text for n in names_from_spans(text, _spans(text, *found))] == names

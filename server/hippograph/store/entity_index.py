@@ -75,7 +75,12 @@ class EntityIndex(ABC):
         return found
 
     def resolve(self, name: str, scope: str) -> Entity | None:
-        entity_id = self._resolve([key := name_key(name)], scope).get(key)
+        """The entity a caller in ``scope`` finds by ``name``; "The Lanterns" finds "Lanterns" (a
+        name is found without its article, as the text it came from wrote it)."""
+        key = name_key(name)
+        keys = [key, key[4:]] if key.startswith("the ") and len(key) > 4 else [key]
+        found = self._resolve(keys, scope)
+        entity_id = next((found[k] for k in keys if k in found), None)
         return None if entity_id is None else self.get(entity_id)
 
     def by_first_name(self, name: str, scope: str) -> Entity | None:

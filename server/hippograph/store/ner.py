@@ -22,10 +22,11 @@ from typing import Any
 
 from hippograph.domain.errors import ModelUnavailable
 from hippograph.store.embed import packaged_file, sha256_of
-from hippograph.text.name_cues import cued_type
+from hippograph.text.name_cues import HONORIFIC, cued_type
 from hippograph.text.name_frames import framed_type
 from hippograph.text.names import (
     TYPES,
+    UNKNOWN_TYPE,
     Name,
     addressed,
     capitalised_runs,
@@ -61,6 +62,10 @@ _MAX_CHARS = 5_000
 # How long a write waits for the model still loading before it finds names by rule alone.
 _LOAD_WAIT_S = 120.0
 _BATCH = 64
+_ARTICLES = frozenset({"a", "an", "the"})
+# Lowercase words inside names: "Bank of Ireland", "Habitat for Humanity", "Vincent van Gogh".
+_PARTICLES = frozenset("of for and the de da del der di du la le van von y upon on".split())
+_RUN_WORDS = 4  # the longest run a recognised span grows to
 
 
 def model_dir() -> Path:
@@ -153,10 +158,11 @@ class NameFinder:
         if not texts:
             return []
         spans = self._recogniser.spans(texts) if self._recogniser else [[] for _ in texts]
-        return [_names(text, found) for text, found in zip(texts, spans, strict=True)]
+        return [names_from_spans(text, found) for text, found in zip(texts, spans, strict=True)]
 
 
-def _names(text: str, spans: Sequence[tuple[str, str, int, int]]) -> list[Name]:
+def names_from_spans(text: str, spans: Sequence[tuple[str, str, int, int]]) -> list[Name]:
+    """The names of ``text``, typed, given the recogniser's ``spans`` (span, label, start, end)."""
     recognised: list[Name] = []
     blocked: list[tuple[int, int]] = []  # dates, amounts: no name, and no capitalised run either
     for span, label, start, end in spans:
@@ -166,9 +172,9 @@ def _names(text: str, spans: Sequence[tuple[str, str, int, int]]) -> list[Name]:
             continue
         if kind == "person" and addressed(text, start, end):
             continue  # spoken to, not about
-        if span.casefold().startswith("the "):
-            span, start = span[4:], start + 4
-        recognised.append(Name(span.strip(), kind, "ner", start, end))
+        if (name := _trimmed(Name(span, kind, "ner", start, end))) is not None:
+            recognised.append(name)
+    recognised = _whole(recognised, capitalised_runs(text), blocked)
     who = speaker(text)
     found = merge(
         [who] if who else [],
@@ -183,6 +189,35 @@ def _names(text: str, spans: Sequence[tuple[str, str, int, int]]) -> list[Name]:
     # What the sentence says a name is ("her startup, Loomcraft") stands over any guess, and so
     # does what the words around it imply ("a hotel near Shibuya"), where they say nothing.
     return [name if name.how == "speaker" else _stated(text, name) for name in found]
+
+
+def _trimmed(name: Name) -> Name | None:
+    """A recognised span without what is no part of a name: an article or a title before it ("a
+    Raspberry Pi", "the Marais", "Uncle Rafi" is Rafi: the title types him); None for a span
+    with a lowercase word inside that names hold none of ("Slack to Zulip" is two names)."""
+    words = name.text.split()
+    while len(words) > 1 and (words[0].casefold() in _ARTICLES or HONORIFIC.fullmatch(words[0])):
+        words.pop(0)
+    if any(w[:1].islower() and w not in _PARTICLES for w in words[1:-1]):
+        return None
+    text = " ".join(words)
+    start = name.end - len(text)
+    return replace(name, text=text, start=start) if name.text.endswith(text) else None
+
+
+def _whole(recognised: list[Name], runs: Sequence[Name], blocked: Sequence[tuple[int, int]]) -> list[Name]:
+    """Each recognised span that is part of a longer run of capitalised words, the whole run, its
+    type for the typer to judge ("Home" of "Home Assistant", "Lane Dolphins" of "Otter Lane
+    Dolphins"); a run that holds a date or an amount stays cut ("Tuesday Priya Raman")."""
+    whole = []
+    for name in recognised:
+        run = next((r for r in runs if r.start <= name.start and name.end <= r.end), None)
+        longer = run is not None and len(run.text) > len(name.text) and len(run.text.split()) <= _RUN_WORDS
+        if run is None or not longer or any(run.start < end and start < run.end for start, end in blocked):
+            whole.append(name)
+        else:
+            whole.append(replace(run, type=UNKNOWN_TYPE, how="capitalised"))
+    return whole
 
 
 def _stated(text: str, name: Name) -> Name:

@@ -45,7 +45,8 @@ _KINDS = {
         orchestra choir brewery bakery restaurant cafe café""",
     "tool": """tool app application library framework language database editor ide plugin
         extension package browser software laptop phone smartphone tablet console compiler
-        runtime linter service platform os bot vacuum router printer camera watch e-reader""",
+        runtime linter service platform os bot vacuum router printer camera watch e-reader
+        thermostat doorbell headphones earbuds""",
 }
 _KIND = {noun: kind for kind, nouns in _KINDS.items() for noun in nouns.split()}
 # The last word of a name that says its type ("Bluefin Analytics", "Heathrow Airport"), and the
@@ -58,13 +59,18 @@ _HEADS = {
         Ministry Department Association Society Federation Union Club Church Traders Trading
         Industries Logistics Pharmaceuticals Therapeutics Brewery Bakery Records Publishing
         Press Network Networks Collective Cooperative Sons Brothers Dental Plumbing Roofing
-        Catering Cleaning Realty Properties Pharmacy""",
+        Catering Cleaning Realty Properties Pharmacy Robotics Dynamics Removals Fibre Energy
+        Telecom Utilities""",
     "place": """Street St Road Rd Avenue Ave Boulevard Lane Square Park Airport Station
         Bridge Beach Lake River Mountain Mountains Mount Valley Island Islands Bay Harbour Harbor
         Hill Hills Heights Gardens Stadium Arena Plaza Centre Center Mall Market Cathedral Palace
-        Castle Tower Falls Canyon Forest Coast Peninsula Desert Sea Ocean Building Hall Lodge""",
+        Castle Tower Falls Canyon Forest Coast Peninsula Desert Sea Ocean Building Hall Lodge
+        Campground Campsite""",
 }
 _HEAD = {word.casefold(): kind for kind, words in _HEADS.items() for word in words.split()}
+# The first word of a place's name that says it is one ("Mount Rainier", "Lake Bled", "Fort Worth").
+_FIRST_HEADS = "mount mt lake loch fort port cape isle glen calle rue avenida rua piazza plaza"
+_FIRST_HEAD = {word: "place" for word in _FIRST_HEADS.split()}
 _OF_HEADS = {"university": "organization", "bank": "organization", "college": "organization",
              "institute": "organization", "ministry": "organization", "department": "organization",
              "museum": "place", "isle": "place", "gulf": "place", "lake": "place", "mount": "place",
@@ -75,7 +81,9 @@ _DETERMINER = r"(?:a|an|the|my|our|his|her|their|your|its|this|that)"
 # agency", "our new intern", "the company's accountant").
 _PHRASE = rf"{_DETERMINER}\s+(?P<phrase>[\w'’-]+(?:\s+[\w'’-]+){{0,3}}?)"
 # "her startup, Loomcraft, ...", "a band called The Lanterns", "our landlord, Mr. Petrov".
-_BEFORE = re.compile(rf"(?i)\b{_PHRASE}(?P<comma>\s*,|\s+(?:(?:is|was)\s+)?(?:called|named))\s*$")
+_BEFORE = re.compile(
+    rf"(?i)\b{_PHRASE}(?P<comma>\s*,|\s*\((?:\s*(?:a|an|the)\s)?|\s+(?:(?:is|was)\s+)?(?:called|named))\s*$"
+)
 # "Loomcraft, a startup", "Tariq, our new intern", "Vesta is a small design agency".
 _PHRASE_END = r"(?=\s*(?:[,.;:!?)]|$|\s(?:in|at|on|for|from|with|of|and|who|that|which)\b))"
 _AFTER = re.compile(rf"(?i)^(?:\s*,|\s+(?:is|was)|['’]s)\s+{_PHRASE}{_PHRASE_END}")
@@ -84,6 +92,7 @@ _AFTER = re.compile(rf"(?i)^(?:\s*,|\s+(?:is|was)|['’]s)\s+{_PHRASE}{_PHRASE_E
 _ROLE_BEFORE = re.compile(r"(?i)\b(?:my|our|his|her|their|your)\s+(?:[\w'’-]+\s+)?(?P<noun>[\w'’-]+)\s+$")
 # "the hospital is St. Mary's", "my laptop is a ThinkPad".
 _COPULA_BEFORE = re.compile(rf"(?i)\b{_PHRASE}\s+(?:is|was)\s+(?:{_DETERMINER}\s+)?$")
+_ARTICLE_END = re.compile(r"(?i)(?<![\w'’-])the\s+$")
 # After an apposition set off by a comma, the name ends at a mark or the text's end ("her startup,
 # Loomcraft, raised"): "at the bank, Sarah called" is two phrases, not one.
 _CLOSED = re.compile(r"\s*(?:[,.;:!?)]|$)")
@@ -106,7 +115,7 @@ def head_type(name: str) -> str | None:
         return "organization"  # "Dalton & Sons", "Hargrove & Pike": a firm
     if len(words) >= 3 and words[1].casefold() == "of" and words[0].casefold() in _OF_HEADS:
         return _OF_HEADS[words[0].casefold()]
-    return _HEAD.get(words[-1].casefold())
+    return _HEAD.get(words[-1].casefold()) or _FIRST_HEAD.get(words[0].casefold())
 
 
 def names_its_kind(name: str) -> bool:
@@ -132,6 +141,7 @@ def cued_type(text: str, start: int, end: int) -> str | None:
     it, its own head word, or a kind's noun beside it."""
     name = text[start:end]
     before, after = text[max(0, start - 60) : start], text[end : end + 60]
+    before = _ARTICLE_END.sub("", before)  # "our band, The Lonely Spoons": the name is "Lonely Spoons"
     if title_before(before) is not None and name[:1].isupper():
         return "person"
     if (kind := head_type(name)) is not None:

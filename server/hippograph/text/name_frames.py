@@ -52,6 +52,7 @@ _COPULA = r"(?:\s+(?:is|was|are|were))?"
 _BEFORE = {
     "place": [
         _frame("near nearby outside", the=True),
+        _frame("climb climbed climbing summited", the=True),
         r"\b(?:outside|north|south|east|west)\s+of\s+$",
         _frame(
             """lived living born based raised settled stay stays stayed staying located holiday
@@ -73,15 +74,17 @@ _BEFORE = {
         _frame(
             """trip trips flight flights flew fly flies flying travel travels travelled traveled
             travelling traveling drive drove driving commute commuting relocate relocated
-            relocating emigrate emigrated ferry train""",
+            relocating emigrate emigrated ferry train cycle cycled cycling cycle ride rode riding
+            bike biked biking walk walked walking hike hiked retire retired retiring""",
             "to from",
             the=True,
         ),
         _frame(
             """apartment flat house hotel hostel cabin cottage farmhouse villa playground restaurant
             cafe café bar pub museum gym beach park campsite neighbourhood neighborhood village
-            town conference wedding place spot shop store bakery office offices""",
-            "in near",
+            town conference wedding place spot shop store bakery office offices address rent rents
+            flats houses""",
+            "in near on",
             gap=_COPULA,
             the=True,
         ),
@@ -93,7 +96,8 @@ _BEFORE = {
             congratulated introduce introduced mentor mentored mentoring marry married dating
             hug hugged"""
         ),
-        _frame("give gave giving hand handed show showed lend lent", "to"),
+        _frame("give gave giving hand handed show showed lend lent send sent sending", "to"),
+        _frame("borrow borrowed borrowing", "from", gap=_GAP),
         r"\bloop\s+in\s+$",
     ],
     "organization": [
@@ -109,8 +113,9 @@ _BEFORE = {
             """bank banks banked banking insured insurance mortgage account accounts subscription
             membership partnered partnership contract contracts deal agreement sponsored funded
             acquired customer customers client clients donate donated donating donation volunteer
-            volunteers volunteered volunteering outsource outsourced outsourcing""",
-            "with by at to from of",
+            volunteers volunteered volunteering outsource outsourced outsourcing insurer insurers
+            provider providers supplier suppliers complaint complaints complain complained""",
+            "with by at to from of through",
             the=True,
         ),
         _frame("buy buys bought buying order orders ordered ordering purchase purchased", "through"),
@@ -119,7 +124,8 @@ _BEFORE = {
     "tool": [
         _frame(
             """use uses used using install installs installed installing adopt adopted adopting
-            configure configured configuring upgrade upgraded upgrading deprecate deprecated"""
+            configure configured configuring upgrade upgraded upgrading deprecate deprecated build
+            compile compiled compiling"""
         ),
         _frame(
             """run runs running ran host hosted hosting deploy deploys deployed deploying route
@@ -140,9 +146,14 @@ _BEFORE = {
         ),
         _frame(
             """migrate migrates migrated migrating port ported porting upgrade upgraded upgrading
-            convert converted converting""",
+            convert converted converting sync syncs synced syncing backed upload uploaded
+            uploading""",
             "to from into",
         ),
+        # What lives in a tool is a thing kept there ("the grocery list lives in AnyList").
+        r"""(?x)\b(?:list|lists|file|files|doc|docs|document|documents|notes|code|config|designs|
+        specs|data|photos|recipes|passwords|tasks|todos|calendar|backups|tickets|dashboards|logs)
+        \s+(?:still\s+|now\s+|all\s+)?(?:live|lives)\s+in\s+$""",
     ],
 }
 _BEFORE_RE = {kind: [re.compile(p, re.IGNORECASE) for p in patterns] for kind, patterns in _BEFORE.items()}
@@ -157,7 +168,7 @@ _CLOSED = re.compile(
         now|today|yesterday|tomorrow|again|too|also|instead|soon|already|once|twice|because|
         so|then|with|from|into|by|via|of|is|was|are|were|will|would|can|could|should|has|had|have|
         back|up|over|out|later|earlier|first|yet|still|these|those|all|both|rather|than|not|as|
-        whenever|while|who|which|where|just|right|around|early|late|
+        whenever|while|who|which|where|just|right|around|early|late|except|
         [a-z]+(?:s|ed|ing|ly)
     )\b)"""
 )
@@ -166,7 +177,8 @@ _TOOL_AFTER = re.compile(
     r"""(?ix)^\s+(?:plugin|plugins|integration|integrations|api|sdk|cli|dashboard|dashboards|
     extension|extensions|workspace|workspaces|bot|bots|webhook|webhooks|query|queries|config|
     configuration|pipeline|pipelines|repo|repos|repository|notebook|notebooks|channel|channels|
-    huddle|ticket|tickets|topic|topics|spreadsheet|spreadsheets|template|templates)\b"""
+    huddle|ticket|tickets|topic|topics|spreadsheet|spreadsheets|template|templates|consumer|
+    consumers|producer|producers|deck|decks)\b"""
 )
 # "keep Wojciech in the loop", "keeping Dana posted": a person, where "keep Terraform pinned" is not.
 _KEPT = re.compile(r"(?i)\b(?:keep|keeps|keeping|kept)\s+$")
@@ -178,8 +190,10 @@ _AFTER = {
         marketing|sales|support|engineering|design|it|ops|procurement|payroll|admissions)\b|
         (?:is|was)\s+(?:vegetarian|vegan|allergic|pregnant|lactose|gluten)|
         (?:thinks|thought|loves|hates|feels|felt|prefers)\b|
+        (?:lent|taught|owes|owed)\s+(?:me|us)\b|said\s+(?:she|he)\b|and\s+(?:his|her)\b|
         joined\s+(?:the|our|my|their|his|her)\s+(?:[\w-]+\s+)?team\b)"""
     ),
+    "organization": re.compile(r"(?i)^\s+(?:keeps\s+)?(?:charg|bill)(?:es|ed|ing|s)?\s+(?:me|us)\b"),
 }
 # "our accountants at Pemberton Voss", "my friend at Google": where a person works.
 _ROLE_AT = re.compile(r"(?i)\b(?P<noun>[\w'’-]+)\s+at\s+(?:the\s+)?$")

@@ -90,6 +90,9 @@ _SNAKE = r"[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+"
 _CAMEL = r"[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+|[a-z][a-z0-9]+(?:[A-Z][a-z0-9]*)+"
 _CODE_FILE = r"[\w-]+(?:/[\w.-]+)*\.(?:py|pyi|js|jsx|ts|tsx|go|rs|rb|java|kt|c|h|cc|cpp|hpp|cs|sh|sql|toml|yaml|yml|json|md|cfg|ini)"  # noqa: E501
 _CAMEL_ONLY = re.compile(_CAMEL)
+_ACRONYM_PLURAL = re.compile(r"[A-Z]{2,}s")  # "DAGs", "APIs", "PRs": a common noun after a name
+# A title ("Uncle", "Dr.") or an acronym's plural is no name on its own.
+_TITLE_OR_PLURAL = re.compile(rf"{HONORIFIC.pattern}|{_ACRONYM_PLURAL.pattern}")
 _CODE = re.compile(rf"(?<![\w/.-])(?:{_CODE_FILE}|{_SNAKE}|{_CAMEL})(?![\w/-])")
 
 
@@ -117,8 +120,8 @@ def capitalised_runs(text: str) -> list[Name]:
             start += len(words.pop(0)) + 1
         while words and (_is_stopword(words[0]) or HONORIFIC.fullmatch(words[0])):
             start += len(words.pop(0)) + 1  # "Mr. Petrov" is Petrov
-        while words and _is_stopword(words[-1]):
-            end -= len(words.pop()) + 1
+        while words and (_is_stopword(words[-1]) or _ACRONYM_PLURAL.fullmatch(words[-1])):
+            end -= len(words.pop()) + 1  # "Airflow DAGs" is Airflow
         if len(words) >= 2:
             found.append(Name(" ".join(words).rstrip(".'’"), UNKNOWN_TYPE, "capitalised", start, end))
     return found
@@ -150,7 +153,7 @@ def _single(text: str) -> Iterator[tuple[str, int, int, bool]]:
     letters or more): the word, its span, and whether it opens its sentence."""
     for match in _CAPITALISED_WORD.finditer(text):
         word = match.group().rstrip(".'’")
-        if not (_is_stopword(word) or word.isupper() or len(word) < 3):
+        if not (_is_stopword(word) or word.isupper() or len(word) < 3 or _TITLE_OR_PLURAL.fullmatch(word)):
             yield word, match.start(), match.start() + len(word), _opens_sentence(text, match.start())
 
 
