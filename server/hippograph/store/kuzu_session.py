@@ -39,6 +39,7 @@ _MOST_GROWTH = 8  # the most the page cache grows for writes it cannot hold (see
 _KEYED_ROWS = 16
 # A checkpoint once the WAL holds this fraction of the buffer pool (see KuzuSession._settle).
 _WAL_SHARE = 192
+_STORAGE_FAILED = "Storage exception:"  # what ladybug prefixes its storage layer's errors with
 
 # What a write leaves to do once it is committed (e.g. update the read model).
 CommitHook = Callable[[], None]
@@ -53,6 +54,32 @@ def check_params(query: str, params: Mapping[str, Any]) -> None:
             f"Cypher parameters do not match: unbound {sorted(wanted - set(params))}, "
             f"unused {sorted(set(params) - wanted)}"
         )
+
+
+def open_database(path: Path, buffer_pool_bytes: int, max_db_size: int) -> ladybug.Database:
+    """The database, its WAL replayed (and checkpointed) whatever pool the replay needed."""
+    pool = buffer_pool_bytes
+    for _ in range(_REPLAY_DOUBLINGS):
+        try:
+            db = ladybug.Database(str(path), max_db_size=max_db_size, buffer_pool_size=pool)
+        except RuntimeError as err:
+            if POOL_FULL not in str(err):
+                raise
+            pool *= 2
+            log.warning("replaying the graph's log needs more memory: trying a %d MiB pool", pool >> 20)
+            continue
+        if pool == buffer_pool_bytes:
+            return db
+        db.close()  # the replay is checkpointed: the configured pool holds what is left
+        break
+    else:
+        raise StoreError(
+            f"cannot open the graph store {path}: replaying its log needs more than a "
+            f"{pool >> 21} MiB page cache. Nothing is lost: open it once with "
+            f"HIPPOGRAPH_MEMORY_BUDGET_BYTES at least {budget_for(pool)} (the graph's page "
+            "cache is half of it); later opens need no more."
+        )
+    return ladybug.Database(str(path), max_db_size=max_db_size, buffer_pool_size=buffer_pool_bytes)
 
 
 def _rebuild_paths(path: Path) -> tuple[Path, Path]:
@@ -125,31 +152,7 @@ class KuzuSession:
             self._checkpoint_or_reopen()  # kept there unwritten (at 1M facts reads then failed)
 
     def _open(self, path: Path) -> ladybug.Database:
-        """The database, its WAL replayed (and checkpointed) whatever pool the replay needed."""
-        pool = self._buffer_pool_bytes
-        for _ in range(_REPLAY_DOUBLINGS):
-            try:
-                db = ladybug.Database(str(path), max_db_size=self._max_db_size, buffer_pool_size=pool)
-            except RuntimeError as err:
-                if POOL_FULL not in str(err):
-                    raise
-                pool *= 2
-                log.warning("replaying the graph's log needs more memory: trying a %d MiB pool", pool >> 20)
-                continue
-            if pool == self._buffer_pool_bytes:
-                return db
-            db.close()  # the replay is checkpointed: the configured pool holds what is left
-            break
-        else:
-            raise StoreError(
-                f"cannot open the graph store {path}: replaying its log needs more than a "
-                f"{pool >> 21} MiB page cache. Nothing is lost: open it once with "
-                f"HIPPOGRAPH_MEMORY_BUDGET_BYTES at least {budget_for(pool)} (the graph's page "
-                "cache is half of it); later opens need no more."
-            )
-        return ladybug.Database(
-            str(path), max_db_size=self._max_db_size, buffer_pool_size=self._buffer_pool_bytes
-        )
+        return open_database(path, self._buffer_pool_bytes, self._max_db_size)
 
     def close(self) -> None:
         """Checkpoint and close: ladybug does not checkpoint on close (the next open would replay
@@ -212,22 +215,41 @@ class KuzuSession:
 
     def _checkpoint_or_reopen(self) -> None:
         """Checkpoint; if the pool cannot hold it, close the database, checkpoint the file in a
-        pool doubled until it fits (memory for a moment) and open it again at this pool. A
-        checkpoint may rewrite a node group whole, and the edges into a table of few nodes (ABOUT
-        into entities) sit in one: at ~1M facts that outgrew a 64 MiB pool, and commits failed
-        after. Opened again at the same pool, the replayed log would stay pinned, unwritten."""
+        pool doubled until it fits and open it again at twice the pool (at most _MOST_GROWTH
+        times the configured one). A checkpoint may rewrite a node group whole (the edges into a
+        table of few nodes sit in one: at ~1M facts that outgrew a 64 MiB pool, and commits
+        failed after). Opened at the same pool, the replayed log would stay pinned, unwritten.
+        It grows since a checkpoint's need grows with the graph: at the same size every later one
+        failed too (32 MiB at ~4,400 hub facts: every ~130 remembers).
+
+        ladybug 0.22, reopened in the same process after such a failure, may hold a string
+        dictionary in memory that its next checkpoint cannot write ("Storage exception: String
+        dictionary ..."), though the file and its log are whole (a fresh process checkpoints
+        them): the graph is then reopened once more, with no checkpoint, and checkpointed. Left
+        open, its writes failed alike and the store no longer opened (64 MiB budget, 2026-11-30)."""
         try:
             self.checkpoint()
         except RuntimeError as err:
+            if _STORAGE_FAILED in str(err):
+                log.warning("the graph engine could not checkpoint (%s): reopening the graph", err)
+                self._reopen()
+                self.reopened += 1
+                self.checkpoint()
+                return
             if POOL_FULL not in str(err):
                 raise
+            grow = self._buffer_pool_bytes < self._configured_pool * _MOST_GROWTH
             log.warning(
                 "the graph's page cache (%d MiB) could not hold a checkpoint (%s): reopening the graph "
-                "to checkpoint in a larger one for a moment",
+                "to checkpoint in a larger one, then at %d MiB",
                 self._buffer_pool_bytes >> 20,
                 err,
+                (self._buffer_pool_bytes << grow) >> 20,
             )
-            self._reopen(checkpoint=True)
+            with self.lock:
+                self._buffer_pool_bytes <<= grow
+                self.grown += grow
+                self._reopen(checkpoint=True)
             self.reopened += 1
             release_free_memory()
 
@@ -273,7 +295,7 @@ class KuzuSession:
     def _failed(self, err: RuntimeError) -> StoreError:
         """``err`` as a caller's error, after freeing what a full pool needs freed (a checkpoint
         outside a transaction: the failed one has been rolled back)."""
-        if POOL_FULL in str(err) and self._hooks is None:
+        if (POOL_FULL in str(err) or _STORAGE_FAILED in str(err)) and self._hooks is None:
             with suppress(RuntimeError, StoreError):
                 self._checkpoint_or_reopen()
         return _engine_failure(err, self._buffer_pool_bytes)
@@ -329,7 +351,12 @@ class KuzuSession:
                 rows = [dict(zip(columns, row, strict=True)) for row in result.get_all()]
                 result.close()
             except RuntimeError as err:
+                prepared = result = None  # see below
                 raise self._failed(err) from err
+            # A reopen (``_settle``, ``_failed``) closes the database, which ladybug frees only
+            # once no statement of it is referenced: one kept here outlived the close and was
+            # freed after the new database had opened the same file.
+            prepared = result = None
             if self._hooks is None and _WRITES.search(query):
                 self._settle()
         return rows
