@@ -2,6 +2,7 @@
 
     python -m bench.growth                 # 6,000 remembers on each corpus (~10 min on 2 cores)
     python -m bench.growth --n 1000        # a quicker look
+    python -m bench.growth --corpus hubs --memory-budget 67108864   # the smallest budget
 
 Two corpora of generated sentences, each in its own data dir, default settings, one stdio
 server: ``hubs`` (10 people x 10 things, every fact about two of 20 hub entities, as issue 22
@@ -12,6 +13,10 @@ the facts, and a new server must answer a search and take a remember.
 Printed and written to bench/results/growth.md: failures, remember p50/p95 over MCP beside the
 floor (this process embedding one sentence with the same model, measured in the same run),
 the server's RSS at 1k facts and at the end, and the graph file's bytes per fact.
+
+``--memory-budget`` runs the servers with that HIPPOGRAPH_MEMORY_BUDGET_BYTES: at its 64 MiB
+least, ~4,400 remembers about hubs outgrow the graph's page cache for a checkpoint, which once
+bricked the store (see KuzuSession._checkpoint_or_reopen; 2026-11-30).
 """
 
 from __future__ import annotations
@@ -26,14 +31,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import anyio
 import psutil
 
 from hippograph.config import DEFAULT_MODEL
 from hippograph.store.embed import FastEmbedder, assemble_default_model
-from testkit.client import stdio_session
-from testkit.process import run_cli
+from testkit.client import connect_stdio
+from testkit.process import PYTHON, run_cli, server_env
 
 RESULTS = Path(__file__).resolve().parent / "results" / "growth.md"
 _PEOPLE = ["Sarah", "Tomasz", "Priya", "Lee", "Ana", "Omar", "Kenji", "Mia", "Rajesh", "Zoe"]
@@ -100,9 +106,15 @@ class Row:
     graph_bytes: int = 0
 
 
-async def _feed(data_dir: Path, models_dir: Path, make: Callable[[int], str], row: Row) -> None:
+def _serving(data_dir: Path, models_dir: Path, env: dict[str, str]) -> Any:
+    return connect_stdio(PYTHON, ["-m", "hippograph", "serve"], server_env(data_dir, models_dir, **env))
+
+
+async def _feed(
+    data_dir: Path, models_dir: Path, make: Callable[[int], str], row: Row, env: dict[str, str]
+) -> None:
     latencies: list[float] = []
-    async with stdio_session(data_dir, models_dir) as session:
+    async with _serving(data_dir, models_dir, env) as session:
         for i in range(row.n):
             t0 = time.perf_counter()
             result = await session.call_tool("remember", {"content": make(i)})
@@ -119,14 +131,14 @@ async def _feed(data_dir: Path, models_dir: Path, make: Callable[[int], str], ro
     row.p95 = latencies[int(0.95 * (len(latencies) - 1))]
 
 
-async def _after_restart(data_dir: Path, models_dir: Path, probe: str) -> bool:
-    async with stdio_session(data_dir, models_dir) as session:
+async def _after_restart(data_dir: Path, models_dir: Path, probe: str, env: dict[str, str]) -> bool:
+    async with _serving(data_dir, models_dir, env) as session:
         found = await session.call_tool("search", {"query": probe, "limit": 3})
         stored = await session.call_tool("remember", {"content": "Zoe moved the review to Thursday."})
         return not found.is_error and not stored.is_error and probe.split(" (")[0] in str(found.content)
 
 
-def run(n: int, corpora: list[str]) -> list[Row]:
+def run(n: int, corpora: list[str], env: dict[str, str]) -> list[Row]:
     models_dir = Path(tempfile.mkdtemp(prefix="hippograph-models-"))
     assemble_default_model(models_dir)
     rows = []
@@ -135,10 +147,10 @@ def run(n: int, corpora: list[str]) -> list[Row]:
         row = Row(corpus=name, n=n, floor=_embed_floor(models_dir, [make(i) for i in range(300)]))
         data_dir = Path(tempfile.mkdtemp(prefix=f"hippograph-growth-{name}-")) / "data"
         print(f"{name}: {n} remembers", flush=True)
-        anyio.run(_feed, data_dir, models_dir, make, row)
-        stats = run_cli(data_dir, models_dir, "stats", "--json")
+        anyio.run(_feed, data_dir, models_dir, make, row, env)
+        stats = run_cli(data_dir, models_dir, "stats", "--json", **env)
         row.counted = json.loads(stats.stdout)["facts"] if stats.returncode == 0 else -1
-        row.works = anyio.run(_after_restart, data_dir, models_dir, make(n // 2))
+        row.works = anyio.run(_after_restart, data_dir, models_dir, make(n // 2), env)
         row.graph_bytes = (data_dir / "graph.kuzu").stat().st_size
         rows.append(row)
     return rows
@@ -167,12 +179,15 @@ def main() -> None:
     )
     parser.add_argument("--n", type=int, default=6000, help="remembers per corpus")
     parser.add_argument("--corpus", choices=sorted(CORPORA), action="append", help="default: both")
+    parser.add_argument("--memory-budget", type=int, help="HIPPOGRAPH_MEMORY_BUDGET_BYTES for the servers")
     args = parser.parse_args()
-    rows = run(args.n, args.corpus or sorted(CORPORA))
+    env = {} if args.memory_budget is None else {"HIPPOGRAPH_MEMORY_BUDGET_BYTES": str(args.memory_budget)}
+    rows = run(args.n, args.corpus or sorted(CORPORA), env)
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout
-    out = f"# bench.growth ({datetime.now(UTC):%Y-%m-%d}, commit {commit.strip()})\n\n{table(rows)}\n"
+    budget = "" if args.memory_budget is None else f", memory budget {args.memory_budget >> 20} MiB"
+    out = f"# bench.growth ({datetime.now(UTC):%Y-%m-%d}, commit {commit.strip()}{budget})\n\n{table(rows)}\n"
     print(out)
-    RESULTS.write_text(out)
+    (RESULTS if args.memory_budget is None else RESULTS.with_name("growth-small-budget.md")).write_text(out)
 
 
 if __name__ == "__main__":
