@@ -1,6 +1,6 @@
-"""A graph file handled outside a session: one statement's result, an export imported into a new
-file, a checkpoint in a page cache of a given size. Used by the session (``kuzu_session``) and the
-engine upgrade, which open files of their own.
+"""A graph file handled outside a session: opened with its log replayed, one statement's result,
+an export imported into a new file, a checkpoint in a page cache of a given size. Used by the
+session (``kuzu_session``) and the engine upgrade, which open files of their own.
 """
 
 from __future__ import annotations
@@ -11,12 +11,23 @@ from pathlib import Path
 
 import ladybug
 
-from hippograph.domain.errors import InternalError
+from hippograph.domain.errors import InternalError, StoreError
+from hippograph.store.cache_budget import budget_for
 from hippograph.store.graph_copy import POOL_FULL
 
 log = logging.getLogger(__name__)
 
-__all__ = ["checkpoint_closed", "checkpoint_in", "import_database", "one_result"]
+# How many times a page cache is doubled to replay or checkpoint a graph's log before giving up.
+REPLAY_DOUBLINGS = 5
+
+__all__ = [
+    "REPLAY_DOUBLINGS",
+    "checkpoint_closed",
+    "checkpoint_in",
+    "import_database",
+    "one_result",
+    "open_database",
+]
 
 
 def one_result(result: ladybug.QueryResult | list[ladybug.QueryResult]) -> ladybug.QueryResult:
@@ -72,3 +83,29 @@ def checkpoint_closed(path: Path, pool: int, max_db_size: int, doublings: int) -
             return True
     log.warning("the graph's log did not fit a %d MiB page cache: the next open replays it", pool >> 20)
     return False
+
+
+def open_database(path: Path, buffer_pool_bytes: int, max_db_size: int) -> ladybug.Database:
+    """The database, its WAL replayed (and checkpointed) whatever pool the replay needed."""
+    pool = buffer_pool_bytes
+    for _ in range(REPLAY_DOUBLINGS):
+        try:
+            db = ladybug.Database(str(path), max_db_size=max_db_size, buffer_pool_size=pool)
+        except RuntimeError as err:
+            if POOL_FULL not in str(err):
+                raise
+            pool *= 2
+            log.warning("replaying the graph's log needs more memory: trying a %d MiB pool", pool >> 20)
+            continue
+        if pool == buffer_pool_bytes:
+            return db
+        db.close()  # the replay is checkpointed: the configured pool holds what is left
+        break
+    else:
+        raise StoreError(
+            f"cannot open the graph store {path}: replaying its log needs more than a "
+            f"{pool >> 21} MiB page cache. Nothing is lost: open it once with "
+            f"HIPPOGRAPH_MEMORY_BUDGET_BYTES at least {budget_for(pool)} (the graph's page "
+            "cache is half of it); later opens need no more."
+        )
+    return ladybug.Database(str(path), max_db_size=max_db_size, buffer_pool_size=buffer_pool_bytes)

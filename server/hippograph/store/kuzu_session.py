@@ -12,6 +12,7 @@ import logging
 import os
 import re
 import threading
+import traceback
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from pathlib import Path
@@ -20,10 +21,9 @@ from typing import Any
 import ladybug
 
 from hippograph.domain.errors import GraphCacheFull, InternalError, StoreError
-from hippograph.store.cache_budget import budget_for
 from hippograph.store.graph_copy import POOL_FULL, copy_graph, discard, side_files, table_rows, tables
 from hippograph.store.kuzu_columns import ColumnTypes
-from hippograph.store.kuzu_files import checkpoint_closed, one_result
+from hippograph.store.kuzu_files import REPLAY_DOUBLINGS, checkpoint_closed, one_result, open_database
 from hippograph.store.malloc_arenas import release_free_memory
 
 log = logging.getLogger(__name__)
@@ -33,7 +33,6 @@ _PARAM = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
 _WRITES = re.compile(r"\b(CREATE|MERGE|SET|DELETE)\b", re.IGNORECASE)
 # Opening replays the WAL in the pool; a WAL written before checkpoints kept up with the pool
 # (hippograph before issue 22) may need more: the open doubles the pool up to this many times.
-_REPLAY_DOUBLINGS = 5
 _MOST_GROWTH = 8  # the most the page cache grows for writes it cannot hold (see _make_room)
 # Up to this many rows, for_each runs a keyed statement per row instead of one UNWIND.
 _KEYED_ROWS = 16
@@ -56,32 +55,6 @@ def check_params(query: str, params: Mapping[str, Any]) -> None:
         )
 
 
-def open_database(path: Path, buffer_pool_bytes: int, max_db_size: int) -> ladybug.Database:
-    """The database, its WAL replayed (and checkpointed) whatever pool the replay needed."""
-    pool = buffer_pool_bytes
-    for _ in range(_REPLAY_DOUBLINGS):
-        try:
-            db = ladybug.Database(str(path), max_db_size=max_db_size, buffer_pool_size=pool)
-        except RuntimeError as err:
-            if POOL_FULL not in str(err):
-                raise
-            pool *= 2
-            log.warning("replaying the graph's log needs more memory: trying a %d MiB pool", pool >> 20)
-            continue
-        if pool == buffer_pool_bytes:
-            return db
-        db.close()  # the replay is checkpointed: the configured pool holds what is left
-        break
-    else:
-        raise StoreError(
-            f"cannot open the graph store {path}: replaying its log needs more than a "
-            f"{pool >> 21} MiB page cache. Nothing is lost: open it once with "
-            f"HIPPOGRAPH_MEMORY_BUDGET_BYTES at least {budget_for(pool)} (the graph's page "
-            "cache is half of it); later opens need no more."
-        )
-    return ladybug.Database(str(path), max_db_size=max_db_size, buffer_pool_size=buffer_pool_bytes)
-
-
 def _rebuild_paths(path: Path) -> tuple[Path, Path]:
     """Where a rebuild exports the graph to, and the new file it imports into."""
     return path.with_name(path.name + ".export"), path.with_name(path.name + ".rebuild")
@@ -100,6 +73,18 @@ def _engine_failure(err: RuntimeError, pool_bytes: int) -> StoreError:
         f"the graph engine failed this call ({err}), so it was not completed; "
         "send it again, and run `hippograph doctor` if it keeps failing."
     )
+
+
+def _forget_frames(err: BaseException) -> None:
+    """Clear the locals of the finished frames ``err`` and its causes hold, before the graph is
+    reopened: ladybug's own frames hold the failed statement, and a closed database is freed only
+    once none of its statements is referenced (see ``KuzuSession.run``)."""
+    chain: list[BaseException] = []
+    link: BaseException | None = err
+    while link is not None and link not in chain:
+        chain.append(link)
+        traceback.clear_frames(link.__traceback__)
+        link = link.__cause__ or link.__context__
 
 
 def _run_each(hooks: Sequence[CommitHook]) -> None:
@@ -169,7 +154,7 @@ class KuzuSession:
             self._conn.close()
             self._db.close()
             if full:
-                checkpoint_closed(self.path, self._buffer_pool_bytes, self._max_db_size, _REPLAY_DOUBLINGS)
+                checkpoint_closed(self.path, self._buffer_pool_bytes, self._max_db_size, REPLAY_DOUBLINGS)
 
     def checkpoint(self) -> None:
         """Write everything committed into the database file (and empty the WAL)."""
@@ -263,7 +248,7 @@ class KuzuSession:
             self._conn.close()
             self._db.close()
             if checkpoint:
-                checkpoint_closed(self.path, self._buffer_pool_bytes, self._max_db_size, _REPLAY_DOUBLINGS)
+                checkpoint_closed(self.path, self._buffer_pool_bytes, self._max_db_size, REPLAY_DOUBLINGS)
             self._db = self._open(self.path)
             self._conn = ladybug.Connection(self._db)
 
@@ -296,6 +281,7 @@ class KuzuSession:
         """``err`` as a caller's error, after freeing what a full pool needs freed (a checkpoint
         outside a transaction: the failed one has been rolled back)."""
         if (POOL_FULL in str(err) or _STORAGE_FAILED in str(err)) and self._hooks is None:
+            _forget_frames(err)
             with suppress(RuntimeError, StoreError):
                 self._checkpoint_or_reopen()
         return _engine_failure(err, self._buffer_pool_bytes)
@@ -406,6 +392,7 @@ class KuzuSession:
                 with suppress(RuntimeError):
                     self._conn.execute("ROLLBACK")
                 if isinstance(err, GraphCacheFull):
+                    _forget_frames(err)
                     err.room_made = self._make_room()
                 raise
             rider = self._riders.pop(threading.get_ident(), None)
