@@ -11,6 +11,7 @@ log left unreplayed by a process that died, are slow and live in tests/e2e/test_
 
 from __future__ import annotations
 
+import weakref
 from pathlib import Path
 
 import pytest
@@ -159,5 +160,38 @@ def test_a_checkpoint_failed_in_the_engines_storage_layer_is_done_after_reopenin
         assert (failures, session.reopened, _wal(session)) == ([], 1, 0)
         session.run(create, {"prefix": "b", "body": "y" * 200})
         assert session.run("MATCH (n:Note) RETURN count(*) AS n") == [{"n": 4000}]
+    finally:
+        session.close()
+
+
+def test_a_reopen_leaves_no_statement_of_the_closed_graph_alive(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ladybug frees a closed database only once none of its statements is referenced: one kept
+    past a reopen (the statement whose write led to it) was freed after the new database had
+    opened the same file, and the store ended unreadable (64 MiB budget, ~4,500 remembers about
+    hubs; 2026-11-30). Here the reopen comes from a write's checkpoint, as it did then."""
+    session = KuzuSession(tmp_path / "graph.kuzu", max_db_size=1 << 32, buffer_pool_bytes=_POOL)
+    reopen, checkpoint = KuzuSession._reopen, KuzuSession.checkpoint
+    alive: list[bool] = []
+    failures = [RuntimeError("Storage exception: String dictionary has an invalid first offset.")]
+
+    def watched_reopen(s: KuzuSession, *, checkpoint: bool = False) -> None:
+        old = [weakref.ref(statement) for statement in s._prepared.values()]
+        reopen(s, checkpoint=checkpoint)
+        alive.append(any(ref() is not None for ref in old))
+
+    def failing_once(s: KuzuSession) -> None:
+        if failures:
+            raise failures.pop()
+        checkpoint(s)
+
+    monkeypatch.setattr(KuzuSession, "_reopen", watched_reopen)
+    monkeypatch.setattr(KuzuSession, "checkpoint", failing_once)
+    try:
+        session.execute("CREATE NODE TABLE Note(id STRING, body STRING, PRIMARY KEY(id))")
+        create = "UNWIND range(1, 2000) AS i CREATE (:Note {id: CAST(i AS STRING), body: $b})"
+        session.run(create, {"b": "x" * 200})  # a log past its share: a checkpoint, which fails
+        assert alive == [False]
     finally:
         session.close()
