@@ -174,14 +174,15 @@ def names_from_spans(text: str, spans: Sequence[tuple[str, str, int, int]]) -> l
             continue  # spoken to, not about
         if (name := _trimmed(Name(span, kind, "ner", start, end))) is not None:
             recognised.append(name)
-    recognised = _whole(recognised, capitalised_runs(text), blocked)
+    runs = capitalised_runs(text)
+    recognised = _whole(recognised, runs, blocked)
     who = speaker(text)
     found = merge(
         [who] if who else [],
         code_identifiers(text, camel=False),
         recognised,
         code_identifiers(text),
-        capitalised_runs(text),
+        runs,
         capitalised_words(text),
         opening_words(text),
         blocked=blocked,
