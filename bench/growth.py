@@ -31,15 +31,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 import anyio
 import psutil
 
 from hippograph.config import DEFAULT_MODEL
 from hippograph.store.embed import FastEmbedder, assemble_default_model
-from testkit.client import connect_stdio
-from testkit.process import PYTHON, run_cli, server_env
+from testkit.client import stdio_session
+from testkit.process import run_cli
 
 RESULTS = Path(__file__).resolve().parent / "results" / "growth.md"
 _PEOPLE = ["Sarah", "Tomasz", "Priya", "Lee", "Ana", "Omar", "Kenji", "Mia", "Rajesh", "Zoe"]
@@ -106,15 +105,11 @@ class Row:
     graph_bytes: int = 0
 
 
-def _serving(data_dir: Path, models_dir: Path, env: dict[str, str]) -> Any:
-    return connect_stdio(PYTHON, ["-m", "hippograph", "serve"], server_env(data_dir, models_dir, **env))
-
-
 async def _feed(
     data_dir: Path, models_dir: Path, make: Callable[[int], str], row: Row, env: dict[str, str]
 ) -> None:
     latencies: list[float] = []
-    async with _serving(data_dir, models_dir, env) as session:
+    async with stdio_session(data_dir, models_dir, env=env) as session:
         for i in range(row.n):
             t0 = time.perf_counter()
             result = await session.call_tool("remember", {"content": make(i)})
@@ -132,7 +127,7 @@ async def _feed(
 
 
 async def _after_restart(data_dir: Path, models_dir: Path, probe: str, env: dict[str, str]) -> bool:
-    async with _serving(data_dir, models_dir, env) as session:
+    async with stdio_session(data_dir, models_dir, env=env) as session:
         found = await session.call_tool("search", {"query": probe, "limit": 3})
         stored = await session.call_tool("remember", {"content": "Zoe moved the review to Thursday."})
         return not found.is_error and not stored.is_error and probe.split(" (")[0] in str(found.content)

@@ -52,13 +52,19 @@ async def connect_stdio(
 
 @asynccontextmanager
 async def stdio_session(
-    data_dir: Path, models_dir: Path, *args: str, errlog: TextIO | None = None, timeout: float = 60
+    data_dir: Path,
+    models_dir: Path,
+    *args: str,
+    errlog: TextIO | None = None,
+    timeout: float = 60,
+    env: Mapping[str, str] | None = None,
 ) -> AsyncIterator[ClientSession]:
-    """``python -m hippograph serve [args]`` over stdio on a data dir, initialized."""
+    """``python -m hippograph serve [args]`` over stdio on a data dir, initialized (``env``: more
+    of the server's environment, e.g. a setting)."""
     async with connect_stdio(
         PYTHON,
         ["-m", "hippograph", "serve", *args],
-        server_env(data_dir, models_dir),
+        server_env(data_dir, models_dir, **(env or {})),
         errlog=errlog,
         timeout=timeout,
     ) as session:
