@@ -342,9 +342,11 @@ _LONG_BODY = 26  # a body this long after a prefix is a secret if random; ids ar
 # A ULID (`01` and 24 more of Crockford's base32, one case: a millisecond time, then random) is an
 # id whatever its prefix (`pri_01h...`, `user_01E4...`); a random body is one about 1 time in 10^5.
 _ULID = re.compile(r"01[0-9A-HJKMNP-TV-Z]{24}|01[0-9a-hjkmnp-tv-z]{24}")
-# A prefix that says "key" or "token" itself (`tskey-`, `zq_tok_`, `apikey-`) names a secret, not an
-# id: its body may be as short as a key's.
-_CREDENTIAL_PART = re.compile(r"(?i)[a-z0-9]*key|tok|token|secret|sec|pat|pwd|pass|auth|api|cred|creds|sk|rk")
+# A prefix that says "key" or "token" itself (`tskey-`, `zq_tok_`, `apikey-`, `glpat-`: a personal
+# access token) names a secret, not an id: its body may be as short as a key's.
+_CREDENTIAL_PART = re.compile(
+    r"(?i)[a-z0-9]*(?:key|tok|token|secret|pat|pwd|pass|auth|cred|creds)|sec|api|sk|rk"
+)
 
 
 def prefixed_token_findings(text: str) -> Iterator[tuple[int, int]]:
@@ -415,9 +417,11 @@ _OBJECT_WORD = (
     "board|base|table|sheet|invoice|payment|transaction|charge|refund|subscription|job|task|run|"
     "workflow|pipeline|release|tag|branch|container|volume|snapshot|device|key id"
 )
+# `uuid`, `ksuid`, `pid`, `sid`: not `said`, `paid`, `valid` or `void`.
+_SHORT_ID = r"(?:uu|gu|ksu|cu|pu|[nopstx])id"
 # An id's or object's name right before the value ("event X", "the file id is X", "ksuid X").
 _NAMED_BEFORE = re.compile(
-    rf"(?i)(?<![\w-])(?:{_ID_WORD.pattern[4:]}|{_OBJECT_WORD}|\w{{0,3}}id)s?(?![\w-])\W{{0,3}}"
+    rf"(?i)(?<![\w-])(?:{_ID_WORD.pattern[4:]}|{_OBJECT_WORD}|{_SHORT_ID})s?(?![\w-])\W{{0,3}}"
     r"(?:(?:is|was|now|are)\W{1,3})?$"
 )
 # A value of a config key (a YAML key starting its line, or `name=`): the key says what it is.
@@ -436,14 +440,19 @@ def _encoded_text(token: str) -> bool:
     return len(raw) >= 12 and sum(32 <= b < 127 or b in (9, 10, 13) for b in raw) >= 0.9 * len(raw)
 
 
+def _introduced_as_data(text: str, start: int) -> bool:
+    """Whether the words before ``start`` name what follows as an id, an object or a config value."""
+    window = text[max(0, start - 80) : start]
+    return bool(_NAMED_BEFORE.search(window) or _CONFIG_VALUE.search(window))
+
+
 def bare_token_findings(text: str, skip: Callable[[int], bool]) -> Iterator[tuple[int, int]]:
     """(start, end) of each random token in ``text`` no credential word introduces, not named as
     an id or an object, not a config key's value, not encoded data; ``skip(start)`` says a
     position is in public material (a link, a digest, a site key)."""
     for match in _BARE_TOKEN.finditer(text):
         token, start = match.group().rstrip("."), match.start()
-        window = text[max(0, start - 80) : start]
-        if skip(start) or _NAMED_BEFORE.search(window) or _CONFIG_VALUE.search(window):
+        if skip(start) or _introduced_as_data(text, start):
             continue
         if _PREFIXED.fullmatch(token) or _encoded_text(token):
             continue  # a prefix and a separator: prefixed_token_findings judges it
