@@ -4,6 +4,7 @@ keeps their ids, lets new facts join and forgotten ones leave, and shows them on
 from __future__ import annotations
 
 import json
+import math
 from collections import Counter
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -12,11 +13,13 @@ from typing import Any
 import pytest
 from mcp import Client
 
+import hippograph.service.topic_graph as topic_graph
 from hippograph.config import Settings
 from hippograph.domain.errors import NotFound
 from hippograph.domain.topics import MAX_TOPIC, MIN_TOPIC, stable_ids, topic_id
 from hippograph.mcp_app import build_server
 from hippograph.service.consolidation import ENTITIES
+from hippograph.service.fact_columns import FactColumns
 from hippograph.service.memory import Memory
 from hippograph.service.topic_graph import FactGraph
 from hippograph.sharing.proxy import SharedMemory
@@ -241,6 +244,32 @@ def test_two_groups_joined_by_one_weak_edge_are_two_topics_and_a_pair_is_none() 
     found = _communities(15, edges)  # node 14 has no edge
     assert sorted(sorted(g) for g in found) == [list(range(6)), list(range(6, 12))]
     assert MIN_TOPIC > 2  # the pair 12, 13 is too small to be a topic
+
+
+def test_a_graph_with_no_group_large_enough_has_no_topic() -> None:
+    assert _communities(5, [(0, 1, 1.0), (2, 3, 1.0)]) == []
+
+
+def test_a_failing_topic_worker_is_reported_with_its_exit(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(topic_graph.sys, "executable", "/bin/false")
+    with pytest.raises(RuntimeError, match="topic worker failed \\(exit 1\\)"):
+        _communities(6, _clique(0, 6))
+
+
+def test_fact_columns_link_each_fact_to_the_next_in_its_session_and_about_the_same_entity() -> None:
+    columns = FactColumns(["f_c", "f_a", "f_b", "f_d"])
+    columns.add_facts(
+        [0, 1], ["2024-01-03T00:00:00Z", "2024-01-01T00:00:00Z"], [(0, "s1", "t2"), (1, "s1", "t1")]
+    )
+    columns.add_facts([2, 3], ["2024-01-02T00:00:00Z", ""], [(2, "s2", "t1"), (3, "s1", "t3")])
+    assert [list(side) for side in columns.session_turns()] == [[1, 0], [0, 3]]  # s1 by when stored
+    columns.add_about([0, 1, 1, 2, 3], ["e_x", "e_x", "e_x", "e_x", "e_y"])  # f_a names e_x twice: once
+    src, dst, weight = columns.shared_entities(typical=1.0)
+    assert (src.tolist(), dst.tolist()) == ([1, 2], [2, 0])  # e_x's facts in time order: f_a, f_b, f_c
+    assert weight.tolist() == pytest.approx([math.log(4 / 3) / math.log(4)] * 2)
+    assert columns.named_in([0, 1, 3]) == Counter({"e_x": 2, "e_y": 1})
+    assert columns.span([0, 2]) == ("2024-01-02T00:00:00Z", "2024-01-03T00:00:00Z")
+    assert columns.rows(["f_b", "f_z", "f_c"]).tolist() == [2, -1, 0]
 
 
 def test_a_community_larger_than_a_topic_is_split_and_its_most_central_fact_comes_first() -> None:

@@ -11,14 +11,12 @@ forgotten one leaves its topic (``leave_topics``), and the background maintenanc
 
 from __future__ import annotations
 
-import itertools
 import logging
-import math
 import time
-from collections import Counter, defaultdict
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections import defaultdict
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -37,6 +35,7 @@ from hippograph.domain.topic_replies import (
 )
 from hippograph.domain.topics import MAX_TOPIC, stable_ids
 from hippograph.domain.visibility import visible_scopes
+from hippograph.service.fact_columns import FactColumns
 from hippograph.service.shaping import iso
 from hippograph.service.stores import Stores
 from hippograph.service.topic_graph import FactGraph
@@ -57,7 +56,6 @@ _CHUNK = 500  # facts read at once
 _BUILT = "facts_at_consolidate"
 _LABEL_JOIN = ", "
 log = logging.getLogger(__name__)
-Edge = tuple[int, int, float]  # two rows of a scope's facts, and the edge's weight
 _PAIRED = 2  # a fact's nearest facts whose pairs review may list
 
 
@@ -67,9 +65,8 @@ class _Found:
 
     ids: list[str]
     graph: FactGraph
-    times: list[str]  # when each happened, or was stored (ISO 8601)
-    entities: dict[int, list[str]]  # row -> the ids of the entities its fact is about
-    pairs: list[tuple[str, str, float]]  # facts alike enough to be listed together (review's candidates)
+    columns: FactColumns  # when each happened, the entities each is about
+    pairs: _NearPairs  # facts alike enough to be listed together (review's candidates)
 
 
 class Consolidator:
@@ -117,9 +114,8 @@ class Consolidator:
         )
         if not dry_run:
             words = labels(self._texts(groups))
-            row_of = {fid: row for row, fid in enumerate(found.ids)}
             rows = [
-                self._row(tid, scope, [row_of[fid] for fid in group], label, found)
+                self._row(tid, scope, found.columns.rows(group).tolist(), label, found)
                 for tid, group, label in zip(ids, groups, words, strict=True)
             ]
             with self.stores.write_lock:  # what was forgotten while this ran stays out
@@ -134,7 +130,7 @@ class Consolidator:
                         for r in rows
                     ],
                     members,
-                    [(a, b, sim) for a, b, sim in found.pairs if a not in gone and b not in gone],
+                    found.pairs.named(found.ids, gone),
                 )
         return report
 
@@ -143,32 +139,42 @@ class Consolidator:
         where = Filter(statuses=ACTIVE_STATUSES, scopes=[scope])
         near = self.stores.vectors.neighbours("facts", where, NEIGHBOURS)
         ids = near.ids
-        row_of = {fid: row for row, fid in enumerate(ids)}
         graph = FactGraph(len(ids))
         graph.add(near.src, near.dst, near.similarity)
         # Every other kind of edge weighs as much as a typical neighbour by meaning.
         typical = float(np.median(near.similarity)) if len(near.similarity) else 1.0
-        sessions: dict[str, list[tuple[str, int]]] = defaultdict(list)
-        times = [""] * len(ids)
-        entities: dict[int, list[str]] = defaultdict(list)
+        columns = FactColumns(ids)
         view = self.stores.graph.view([scope])
-        for chunk in _chunks(ids):
-            for fact in self.stores.graph.get_facts(chunk, keep=False).values():
-                times[row_of[fact.id]] = iso(fact_time(fact)) or ""
-                if fact.session_id is not None:
-                    sessions[fact.session_id].append((iso(fact.created_at) or "", row_of[fact.id]))
-            for edge in view.about_edges(chunk):
-                entities[row_of[edge.src]].append(edge.dst)
+        for start in range(0, len(ids), _CHUNK):
+            chunk = list(ids[start : start + _CHUNK])
+            row_of = {fid: start + i for i, fid in enumerate(chunk)}
+            facts = self.stores.graph.get_facts(chunk, keep=False)
+            columns.add_facts(
+                [row_of[fid] for fid in facts],
+                [iso(fact_time(fact)) or "" for fact in facts.values()],
+                [
+                    (row_of[fid], fact.session_id, iso(fact.created_at) or "")
+                    for fid, fact in facts.items()
+                    if fact.session_id is not None
+                ],
+            )
+            about = view.about_edges(chunk)
+            columns.add_about([row_of[edge.src] for edge in about], [edge.dst for edge in about])
             used = [
-                (row_of[e.src], row_of[e.dst], typical * float(e.props.get("weight") or 0.0))
-                for e in view.fact_edges(chunk, [EdgeType.RELATES_TO])
-                if e.props.get("relation") == CO_USED and e.src in row_of and e.dst in row_of
+                edge
+                for edge in view.fact_edges(chunk, [EdgeType.RELATES_TO])
+                if edge.props.get("relation") == CO_USED
             ]
-            graph.add(*_columns(used))
-        turns = [pair for session in sessions.values() for pair in itertools.pairwise(sorted(session))]
-        graph.add([a for (_, a), _ in turns], [b for _, (_, b) in turns], [typical] * len(turns))
-        graph.add(*_columns(_shared_entities(times, entities, typical)))
-        return _Found(ids, graph, times, entities, _near_pairs(near))
+            src, dst = columns.rows([e.src for e in used]), columns.rows([e.dst for e in used])
+            weight = np.asarray(
+                [typical * float(e.props.get("weight") or 0.0) for e in used], dtype=np.float32
+            )
+            kept = (src >= 0) & (dst >= 0)
+            graph.add(src[kept], dst[kept], weight[kept])
+        turns = columns.session_turns()
+        graph.add(*turns, np.full(len(turns[0]), typical, dtype=np.float32))
+        graph.add(*columns.shared_entities(typical))
+        return _Found(ids, graph, columns, _near_pairs(near))
 
     def _gone(self, fact_ids: Sequence[str]) -> set[str]:
         """Those of ``fact_ids`` no longer active (forgotten, purged or replaced meanwhile)."""
@@ -190,20 +196,20 @@ class Consolidator:
             start = end
 
     def _row(self, tid: str, scope: str, rows: Sequence[int], words: list[str], found: _Found) -> TopicRow:
-        named = Counter(eid for row in rows for eid in set(found.entities.get(row, ())))
+        named = found.columns.named_in(rows)
         # Most facts first, ties by id: a set's order (and so most_common's among ties) changes
         # with each process's string hashing, and a topic's entities must not.
         ranked = sorted(named.items(), key=lambda kv: (-kv[1], kv[0]))[:ENTITIES]
         common = [eid for eid, n in ranked if n >= 2]
         names = self.stores.graph.entities(common)
-        spans = sorted(found.times[row] for row in rows)
+        first, last = found.columns.span(rows)
         return TopicRow(
             id=tid,
             scope=scope,
             label=_LABEL_JOIN.join(words),
             size=len(rows),
-            first=spans[0],
-            last=spans[-1],
+            first=first,
+            last=last,
             entities=[names[eid].name for eid in common if eid in names],
             central=[found.ids[row] for row in rows[:CENTRAL]],
         )
@@ -244,45 +250,37 @@ def _described(row: TopicRow) -> dict[str, Any]:
     return {key: getattr(row, key) for key in ("id", "label", "size", "entities", "first", "last")}
 
 
-def _chunks(ids: Sequence[str]) -> Iterator[list[str]]:
-    for start in range(0, len(ids), _CHUNK):
-        yield list(ids[start : start + _CHUNK])
+class _NearPairs(NamedTuple):
+    """Pairs of rows (``a`` < ``b``) of facts alike enough to be listed together, and how alike."""
+
+    a: np.ndarray
+    b: np.ndarray
+    similarity: np.ndarray
+
+    def named(self, ids: Sequence[str], gone: Collection[str]) -> Iterator[tuple[str, str, float]]:
+        """The pairs as (id, id, similarity), the lesser id first, but those with a fact ``gone``."""
+        for a, b, sim in zip(self.a.tolist(), self.b.tolist(), self.similarity.tolist(), strict=True):
+            first, second = sorted((ids[a], ids[b]))
+            if first not in gone and second not in gone:
+                yield first, second, sim
 
 
-def _shared_entities(times: Sequence[str], entities: Mapping[int, list[str]], typical: float) -> list[Edge]:
-    """Facts (rows) that name the same entity, each to the next in time, weighed by how uncommon
-    the entity is (an entity every fact names, as a conversation's speaker, says nothing)."""
-    rows_of: dict[str, list[tuple[str, int]]] = defaultdict(list)
-    for row, named in entities.items():
-        for eid in set(named):
-            rows_of[eid].append((times[row], row))
-    total = max(len(times), 2)
-    edges: list[Edge] = []
-    for named_by in rows_of.values():
-        if len(named_by) < 2:
-            continue
-        named_by.sort()
-        weight = typical * math.log(total / len(named_by)) / math.log(total)
-        edges += [(a, b, weight) for (_, a), (_, b) in itertools.pairwise(named_by)]
-    return edges
-
-
-def _columns(edges: Sequence[Edge]) -> tuple[list[int], list[int], list[float]]:
-    return [a for a, _, _ in edges], [b for _, b, _ in edges], [w for _, _, w in edges]
-
-
-def _near_pairs(near: Neighbours) -> list[tuple[str, str, float]]:
+def _near_pairs(near: Neighbours) -> _NearPairs:
     """Each fact and its ``_PAIRED`` nearest facts, when at least ``LIST_SIMILARITY`` alike: the
-    pairs review judges (a restatement or a changed value is almost always a fact's nearest)."""
+    pairs review judges (a restatement or a changed value is almost always a fact's nearest).
+    Each pair once, where it first comes (by fact, the nearer first), with its last similarity.
+    Held as arrays: at 100k facts, ~150k pairs of Python tuples took ~15 MB (``fact_columns``)."""
     order = np.lexsort((-near.similarity, near.src))
     src, dst, sim = near.src[order], near.dst[order], near.similarity[order]
     first = np.searchsorted(src, src)  # where each row's neighbours begin
     keep = (np.arange(len(src)) - first < _PAIRED) & (sim >= LIST_SIMILARITY)
-    pairs = {
-        (min(near.ids[a], near.ids[b]), max(near.ids[a], near.ids[b])): float(w)
-        for a, b, w in zip(src[keep].tolist(), dst[keep].tolist(), sim[keep].tolist(), strict=True)
-    }
-    return [(a, b, w) for (a, b), w in pairs.items()]
+    low, high, sim = np.minimum(src, dst)[keep], np.maximum(src, dst)[keep], sim[keep]
+    key = low.astype(np.int64) * max(len(near.ids), 1) + high
+    _, first_at = np.unique(key, return_index=True)
+    _, last_from_end = np.unique(key[::-1], return_index=True)
+    last_at = len(key) - 1 - last_from_end
+    in_order = np.argsort(first_at, kind="stable")
+    return _NearPairs(low[first_at][in_order], high[first_at][in_order], sim[last_at][in_order])
 
 
 def join_topics(stores: Stores, joining: Sequence[tuple[Fact, str | None, Mapping[str, float]]]) -> None:

@@ -9,7 +9,7 @@ belongs to one topic at most (a second server joining it to a topic at once chan
 from __future__ import annotations
 
 import json
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Any
 
 from hippograph.store.pg_database import PgDatabase
@@ -106,7 +106,7 @@ class PgTopicTable:
         scope: str,
         topics: Sequence[TopicRow],
         members: Mapping[str, Sequence[str]],
-        pairs: Sequence[tuple[str, str, float]] = (),
+        pairs: Iterable[tuple[str, str, float]] = (),
     ) -> None:
         """Make ``topics`` (with ``members``: topic id -> fact ids, most central first) the topics
         of ``scope``, and ``pairs`` its near pairs (id, id, similarity), in one transaction."""
@@ -115,7 +115,7 @@ class PgTopicTable:
             cur.executemany(
                 "INSERT INTO hg_pair VALUES (%s, %s, %s, %s) ON CONFLICT (a, b) DO UPDATE "
                 "SET scope = excluded.scope, similarity = excluded.similarity",
-                [(a, b, scope, sim) for a, b, sim in pairs],
+                ((a, b, scope, sim) for a, b, sim in pairs),
             )
             cur.execute(
                 "DELETE FROM hg_member WHERE topic IN (SELECT id FROM hg_topic WHERE scope = %s)", (scope,)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
-from collections.abc import Collection, Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -148,14 +148,14 @@ class TopicTable:
         scope: str,
         topics: Sequence[TopicRow],
         members: Mapping[str, Sequence[str]],
-        pairs: Sequence[tuple[str, str, float]] = (),
+        pairs: Iterable[tuple[str, str, float]] = (),
     ) -> None:
         """Make ``topics`` (with ``members``: topic id -> fact ids, most central first) the topics
         of ``scope``, and ``pairs`` its near pairs (id, id, similarity), in one transaction."""
         with self._writing() as db:
             db.execute("DELETE FROM pair WHERE scope = ?", (scope,))
             db.executemany(
-                "INSERT OR REPLACE INTO pair VALUES (?, ?, ?, ?)", [(a, b, scope, sim) for a, b, sim in pairs]
+                "INSERT OR REPLACE INTO pair VALUES (?, ?, ?, ?)", ((a, b, scope, sim) for a, b, sim in pairs)
             )
             db.execute("DELETE FROM member WHERE topic IN (SELECT id FROM topic WHERE scope = ?)", (scope,))
             db.execute("DELETE FROM topic WHERE scope = ?", (scope,))

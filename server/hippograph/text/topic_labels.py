@@ -39,17 +39,18 @@ _FILLER = frozenset(
 def labels(topics: Iterable[Sequence[str]]) -> list[list[str]]:
     """For each topic (the texts of its facts), its label's words, most distinctive first."""
     lowercase: Counter[str] = Counter()  # each word's occurrences written lowercase
-    counts: list[Counter[str]] = []  # per topic: how many of its facts use each word
+    spread: Counter[str] = Counter()  # how many facts of all the topics use each word
+    counts: list[Counter[str]] = []  # per topic: how many of its facts use each word two use
     for texts in topics:
         count: Counter[str] = Counter()
         for text in texts:
             words = list(_words(text))
             lowercase.update(word for word, lower in words if lower)
             count.update({word for word, _ in words})
-        counts.append(count)
-    spread: Counter[str] = Counter()
-    for count in counts:
         spread.update(count)
+        # Only a word two facts use may label the topic: the others are counted in ``spread`` and
+        # let go (at 100k facts, kept, they were most of the pass's memory).
+        counts.append(Counter({word: n for word, n in count.items() if n >= 2}))
     average = sum(spread.values()) / max(len(counts), 1)
     return [_label(count, spread, average, lowercase) for count in counts]
 
