@@ -73,6 +73,19 @@ memory.close()
     assert done.stdout.split() == ["False", "True"], done.stderr
 
 
+def test_the_recogniser_loads_without_spacys_command_line() -> None:
+    # In a fresh interpreter: spaCy's package imports its CLI (typer, weasel, requests) for
+    # spacy.info alone (~18 MB); the recogniser does without it.
+    probe = """
+import sys
+from hippograph.store.ner import NameFinder, shared_recogniser
+found = NameFinder(shared_recogniser()).find("Priya Raman moved to Berlin.")
+print([n.text for n in found], [m for m in ("weasel", "typer", "requests") if m in sys.modules])
+"""
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=180)
+    assert done.stdout.strip() == "['Priya Raman', 'Berlin'] []", done.stderr
+
+
 def _spans(text: str, *found: tuple[str, str]) -> list[tuple[str, str, int, int]]:
     """The recogniser's spans, as it might find them: (span, label) at the span's place."""
     return [(span, label, text.index(span), text.index(span) + len(span)) for span, label in found]

@@ -14,7 +14,9 @@ If spaCy or the model is missing or altered, the rules alone find names and a wa
 from __future__ import annotations
 
 import logging
+import sys
 import threading
+import types
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -84,6 +86,25 @@ def checked(root: Path) -> Path:
     return root
 
 
+def _import_spacy() -> Any:
+    """``import spacy`` (~1 s, in the loading thread) without its command line: the package's
+    ``__init__`` imports ``spacy.cli.info`` for ``spacy.info``, and with it typer, weasel,
+    requests and jinja2, ~18 MB and 0.2-0.4 s a process that only recognises names never uses
+    (2026-11-30). Unless spaCy's command line is loaded already, ``spacy.info`` says so."""
+    if "spacy" not in sys.modules and "spacy.cli" not in sys.modules:
+        cli, info = types.ModuleType("spacy.cli"), types.ModuleType("spacy.cli.info")
+        cli.__path__ = []  # a package with no submodule: ``spacy.cli.download`` is not found
+
+        def no_cli(*args: Any, **kwargs: Any) -> Any:
+            raise RuntimeError("spaCy's command line is not loaded in hippograph: run `spacy info`")
+
+        setattr(info, "info", no_cli)  # noqa: B010 (a module attribute)
+        sys.modules.update({cli.__name__: cli, info.__name__: info})
+    import spacy
+
+    return spacy
+
+
 class Recogniser:
     """The statistical recogniser, loaded once in the background; thread-safe."""
 
@@ -104,9 +125,7 @@ class Recogniser:
 
     def _load(self) -> None:
         try:
-            import spacy  # heavy import (~1 s), deferred to the loading thread
-
-            self._nlp = spacy.load(model_dir(), exclude=_UNUSED_PIPES)
+            self._nlp = _import_spacy().load(model_dir(), exclude=_UNUSED_PIPES)
         except Exception as err:  # a missing or broken model costs names, never the memory
             log.warning(
                 "NER model unavailable, names are found by rule only (%s: %s)", type(err).__name__, err
