@@ -29,6 +29,7 @@ from tokenizers import Tokenizer
 from hippograph.config import DEFAULT_MODEL
 from hippograph.domain.errors import ModelUnavailable
 from hippograph.store.int8_weights import keep_weights_int8
+from hippograph.store.malloc_arenas import release_free_memory
 from hippograph.store.onnx_text import OnnxTextModel
 
 log = logging.getLogger(__name__)
@@ -162,6 +163,7 @@ class FastEmbedder:
         self._lock = threading.Lock()
         self.dim = int(self.embed(["dimension probe"]).shape[1])
         self._counter = _untruncated(tokenizer)
+        release_free_memory()  # what reading the model took and freed: ~6 MB, kept by glibc otherwise
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         if not texts:

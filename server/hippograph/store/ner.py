@@ -24,6 +24,7 @@ from typing import Any
 
 from hippograph.domain.errors import ModelUnavailable
 from hippograph.store.embed import packaged_file, sha256_of
+from hippograph.store.malloc_arenas import release_free_memory
 from hippograph.text.name_cues import HONORIFIC, cued_type
 from hippograph.text.name_frames import framed_type
 from hippograph.text.names import (
@@ -126,6 +127,7 @@ class Recogniser:
     def _load(self) -> None:
         try:
             self._nlp = _import_spacy().load(model_dir(), exclude=_UNUSED_PIPES)
+            release_free_memory()  # what loading took and freed: ~13 MB, kept by glibc otherwise
         except Exception as err:  # a missing or broken model costs names, never the memory
             log.warning(
                 "NER model unavailable, names are found by rule only (%s: %s)", type(err).__name__, err
