@@ -256,6 +256,7 @@ def test_prefixed_tokens_of_other_shapes_are_found(name: str, make: Callable[[ra
 def test_a_prefix_that_says_key_or_token_takes_a_shorter_body(prefix: str) -> None:
     assert _rate(lambda rng: prefix + "".join(rng.choices(BASE62, k=20))) >= 0.9  # measured: 0.99-1.0
     assert _rate(lambda rng: "zq_" + "".join(rng.choices(BASE62, k=20))) == 0.0  # an id's length
+    assert _rate(lambda rng: "compat_" + "".join(rng.choices(BASE62, k=20))) == 0.0  # not "pat"
 
 
 @pytest.mark.parametrize(
@@ -388,7 +389,9 @@ def test_a_random_id_named_as_what_it_identifies_is_not_a_secret(sentence: str) 
     assert flagged == []
 
 
-@pytest.mark.parametrize("sentence", ["the pid {} exited", "uuid {} is taken", "the sid {} expired"])
+@pytest.mark.parametrize(
+    "sentence", ["the pid {} exited", "uuid {} is taken", "the sid {} expired", "the Firebase uid {}"]
+)
 def test_a_short_ids_name_names_an_id(sentence: str) -> None:
     flagged = [d for n in range(50) if scan(sentence.format(d := _draw(BASE62, 27, f"short-id-{n}")))]
     assert flagged == []

@@ -7,16 +7,15 @@ on its own subgraph (at twice the resolution while it will not split), so a topi
 something a reader takes in at a glance however large the memory grows. At 100k facts and ~1M
 edges the arrays take ~25 MB, where a list of Python tuples took ~100.
 
-Leiden runs in a worker process of its own (``python -m hippograph.service.topic_graph``: the
-arrays in on stdin, the communities out on stdout, both as ``.npz``), which hands all its memory
-back when it exits. Run in the server, at 100k facts it took ~110 MB more at its peak, and left
-~30 MB of the server's heap in fragments no ``malloc_trim`` returns (2026-11-30).
+Leiden runs in a worker process of its own (``_work``, this interpreter: the arrays in on stdin,
+the communities out on stdout, both as ``.npz``), which hands all its memory back when it exits.
+Run in the server, at 100k facts it took ~110 MB more at its peak, and left ~30 MB of the
+server's heap in fragments no ``malloc_trim`` returns (2026-11-30).
 """
 
 from __future__ import annotations
 
 import io
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -92,20 +91,21 @@ class FactGraph:
 
 
 def _in_worker(graph: Csr) -> list[np.ndarray]:
-    """The communities of ``MIN_TOPIC`` nodes or more (``_groups``), found by a worker process."""
+    """The communities of ``MIN_TOPIC`` nodes or more (``_groups``), found by a worker process.
+
+    The worker is this interpreter with ``-P`` (a client may start the server in a project whose
+    own ``numpy.py`` would otherwise be imported first) and this package's root last on its path
+    (found however the server was started, shadowing nothing)."""
     sent = io.BytesIO()
     np.savez(sent, indptr=graph[0], indices=graph[1], data=graph[2])
-    package_root = str(Path(__file__).resolve().parents[2])  # where ``hippograph`` is imported from
-    env = {
-        **os.environ,
-        "PYTHONPATH": os.pathsep.join(filter(None, [package_root, os.environ.get("PYTHONPATH")])),
-    }
+    package_root = str(Path(__file__).resolve().parents[2])
+    start = f"import sys; sys.path.append({package_root!r}); from {__name__} import _work; _work()"
     done = subprocess.run(
-        [sys.executable, "-m", "hippograph.service.topic_graph"],
+        [sys.executable, "-P", "-c", start],
         input=sent.getbuffer(),
         capture_output=True,
-        env=env,
         check=False,
+        creationflags=getattr(subprocess, "CREATE_NO_WINDOW", 0),  # no console window on Windows
     )
     if done.returncode:
         told = done.stderr.decode(errors="replace").strip().splitlines()[-3:]
@@ -173,7 +173,3 @@ def _induced(graph: Csr, part: np.ndarray) -> Csr:
     cols = local[indices[entries]]
     keep = cols >= 0
     return _from_pairs(rows[keep], cols[keep], data[entries][keep], len(part))
-
-
-if __name__ == "__main__":
-    _work()

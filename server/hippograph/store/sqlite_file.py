@@ -5,7 +5,9 @@ They need no durability of their own (no fsync); deleted rows are overwritten
 of another layout, is made afresh: what it held is found again (``consolidate``) or was only a
 log. The rollback journal is a file beside it while a transaction lasts (``DELETE``; ~50 µs more
 a commit than in memory): held in memory, a consolidate's rewrite of the topics of 100k facts
-kept the whole old file (~35 MB; ~350 at 1M) in the server's heap for the transaction.
+kept the whole old file (~35 MB; ~350 at 1M) in the server's heap for the transaction. A purge's
+old pages pass through that file, which is then deleted, not overwritten: no file holds them
+after, though the disk's free blocks may, as with any file a store rewrites.
 """
 
 from __future__ import annotations

@@ -343,9 +343,10 @@ _LONG_BODY = 26  # a body this long after a prefix is a secret if random; ids ar
 # id whatever its prefix (`pri_01h...`, `user_01E4...`); a random body is one about 1 time in 10^5.
 _ULID = re.compile(r"01[0-9A-HJKMNP-TV-Z]{24}|01[0-9a-hjkmnp-tv-z]{24}")
 # A prefix that says "key" or "token" itself (`tskey-`, `zq_tok_`, `apikey-`, `glpat-`: a personal
-# access token) names a secret, not an id: its body may be as short as a key's.
+# access token) names a secret, not an id: its body may be as short as a key's. Not `compat_`,
+# `tiktok_` or `bypass-`: only "key", "token" and "secret" end longer words here.
 _CREDENTIAL_PART = re.compile(
-    r"(?i)[a-z0-9]*(?:key|tok|token|secret|pat|pwd|pass|auth|cred|creds)|sec|api|sk|rk"
+    r"(?i)[a-z0-9]*(?:key|token|secret)|[a-z0-9]{0,2}(?:pat|tok)|pwd|pass|auth|cred|creds|sec|api|sk|rk"
 )
 
 
@@ -417,8 +418,8 @@ _OBJECT_WORD = (
     "board|base|table|sheet|invoice|payment|transaction|charge|refund|subscription|job|task|run|"
     "workflow|pipeline|release|tag|branch|container|volume|snapshot|device|key id"
 )
-# `uuid`, `ksuid`, `pid`, `sid`: not `said`, `paid`, `valid` or `void`.
-_SHORT_ID = r"(?:uu|gu|ksu|cu|pu|[nopstx])id"
+# `uuid`, `ksuid`, `uid`, `ulid`, `kid`, `pid`, `sid`: not `said`, `paid`, `valid`, `void`, `did`.
+_SHORT_ID = r"(?:uu|gu|ksu|cu|pu|ul|[cefgknopstuvx])id"
 # An id's or object's name right before the value ("event X", "the file id is X", "ksuid X").
 _NAMED_BEFORE = re.compile(
     rf"(?i)(?<![\w-])(?:{_ID_WORD.pattern[4:]}|{_OBJECT_WORD}|{_SHORT_ID})s?(?![\w-])\W{{0,3}}"
