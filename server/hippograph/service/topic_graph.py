@@ -7,10 +7,10 @@ on its own subgraph (at twice the resolution while it will not split), so a topi
 something a reader takes in at a glance however large the memory grows. At 100k facts and ~1M
 edges the arrays take ~25 MB, where a list of Python tuples took ~100.
 
-Leiden runs in a worker process of its own (``_work``, this interpreter: the arrays in on stdin,
-the communities out on stdout, both as ``.npz``), which hands all its memory back when it exits.
-Run in the server, at 100k facts it took ~110 MB more at its peak, and left ~30 MB of the
-server's heap in fragments no ``malloc_trim`` returns (2026-11-30).
+Leiden runs in a worker process of its own (``_work``, this interpreter: the arrays in from a
+temporary file, the communities out on stdout, both as ``.npz``), which hands all its memory
+back when it exits. Run in the server, at 100k facts it took ~110 MB more at its peak, and left
+~30 MB of the server's heap in fragments no ``malloc_trim`` returns (2026-11-30).
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from __future__ import annotations
 import io
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -96,17 +97,18 @@ def _in_worker(graph: Csr) -> list[np.ndarray]:
     The worker is this interpreter with ``-P`` (a client may start the server in a project whose
     own ``numpy.py`` would otherwise be imported first) and this package's root last on its path
     (found however the server was started, shadowing nothing)."""
-    sent = io.BytesIO()
-    np.savez(sent, indptr=graph[0], indices=graph[1], data=graph[2])
     package_root = str(Path(__file__).resolve().parents[2])
     start = f"import sys; sys.path.append({package_root!r}); from {__name__} import _work; _work()"
-    done = subprocess.run(
-        [sys.executable, "-P", "-c", start],
-        input=sent.getbuffer(),
-        capture_output=True,
-        check=False,
-        creationflags=getattr(subprocess, "CREATE_NO_WINDOW", 0),  # no console window on Windows
-    )
+    # The arrays go through a file, not a copy in memory beside them (~25 MB at 100k facts).
+    with tempfile.TemporaryDirectory(prefix="hippograph-topics-") as work:
+        arrays = Path(work) / "graph.npz"
+        np.savez(arrays, indptr=graph[0], indices=graph[1], data=graph[2])
+        done = subprocess.run(
+            [sys.executable, "-P", "-c", start, str(arrays)],
+            capture_output=True,
+            check=False,
+            creationflags=getattr(subprocess, "CREATE_NO_WINDOW", 0),  # no console window on Windows
+        )
     if done.returncode:
         told = done.stderr.decode(errors="replace").strip().splitlines()[-3:]
         raise RuntimeError(f"the topic worker failed (exit {done.returncode}): {' / '.join(told)}")
@@ -122,9 +124,9 @@ def _groups(graph: Csr) -> list[np.ndarray]:
 
 
 def _work() -> None:
-    """The worker: a graph's arrays on stdin, its groups on stdout (``nodes`` end to end, and where
-    each group ``ends``)."""
-    got = np.load(io.BytesIO(sys.stdin.buffer.read()))
+    """The worker: a graph's arrays from the file named by its argument, its groups on stdout
+    (``nodes`` end to end, and where each group ``ends``)."""
+    got = np.load(sys.argv[1])
     groups = _groups((got["indptr"], got["indices"], got["data"]))
     out = io.BytesIO()
     nodes = np.concatenate(groups) if groups else np.empty(0, dtype=np.int64)
