@@ -93,6 +93,7 @@ def test_every_scoped_read_answers_as_the_embedded_graph_does(
         "about_any": lambda v: v.about_any(facts, [_eid(3), _eid(4)]),
         "centred_on_any": lambda v: v.centred_on_any(facts, [_eid(0), _eid(3)]),
         "facts_about": lambda v: [v.facts_about(e, limit=3, statuses=active) for e in entities],
+        "facts_about_many": lambda v: v.facts_about_many([*entities, entities[0]], limit=2, statuses=active),
         "entity_relations": lambda v: v.entity_relations([_eid(0), _eid(4)]),
         "related_entities": lambda v: v.related_entities(entities, limit=2),
         "linked": lambda v: [
@@ -129,6 +130,11 @@ def test_the_newest_facts_about_a_hub_come_once_each_newest_first_as_the_embedde
             graph.view(None).facts_about(hub.id, limit=limit, statuses=active) for graph in graph_pair
         )
         assert pg == kuzu == [f.id for f in reversed(facts)][:limit], limit
+        kuzu_many, pg_many = (
+            graph.view(None).facts_about_many([hub.id, _eid(51)], limit=limit, statuses=active)
+            for graph in graph_pair
+        )
+        assert pg_many == kuzu_many == {hub.id: kuzu, _eid(51): []}, limit
 
 
 def test_entities_are_found_by_name_alias_and_first_name_as_the_embedded_graph_finds_them(

@@ -376,11 +376,14 @@ class Retriever:
             walkable = [(eid, act) for eid, act in entity_frontier.items() if specific[eid] >= p.hub_min_idf]
             walkable.sort(key=lambda kv: -kv[1].value * specific[kv[0]])
             strongest = walkable[: p.max_fanout_per_node]
+            about = view.facts_about_many(
+                [eid for eid, _ in strongest], limit=p.max_fanout_per_node, statuses=ACTIVE_STATUSES
+            )
             for eid, act in strongest:
                 entity = known.get(eid)
                 name = entity.name if entity else None
                 second = runner_up.get(eid)
-                for fid in view.facts_about(eid, limit=p.max_fanout_per_node, statuses=ACTIVE_STATUSES):
+                for fid in about[eid]:
                     via = second if fid == act.from_id and second is not None else act
                     value = via.value * specific[eid] * weights[EdgeType.ABOUT] * p.hop_decay
                     offer(next_facts, fid, Activation(value, hop, EdgeType.ABOUT, eid, name), via.from_id)

@@ -175,6 +175,12 @@ class IndexView(AboutReads):
             cursor.close()
         return list(found)
 
+    def facts_about_many(
+        self, entity_ids: Sequence[str], *, limit: int, statuses: Sequence[str]
+    ) -> dict[str, list[str]]:
+        """``facts_about`` of each entity (in process: one read each costs no round trip)."""
+        return {eid: self.facts_about(eid, limit=limit, statuses=statuses) for eid in entity_ids}
+
     def entity_relations(self, entity_ids: Sequence[str]) -> list[EdgeRow]:
         """The seen RELATES edges touching ``entity_ids``: each entity's in the order made."""
         rows = self._edges_touching(

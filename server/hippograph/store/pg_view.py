@@ -121,27 +121,38 @@ class PgGraphView(AboutReads):
 
     def facts_about(self, entity_id: str, *, limit: int, statuses: Sequence[str]) -> list[str]:
         """The ``limit`` most recently created facts about the entity with one of ``statuses``."""
-        if limit <= 0:
-            return []
+        return self.facts_about_many([entity_id], limit=limit, statuses=statuses)[entity_id]
+
+    def facts_about_many(
+        self, entity_ids: Sequence[str], *, limit: int, statuses: Sequence[str]
+    ) -> dict[str, list[str]]:
+        """``facts_about`` of each entity, in one query for all (a walk asks for ~15 a hop: at
+        100k facts each was a round trip)."""
+        found: dict[str, list[str]] = {eid: [] for eid in entity_ids}
         seen, params = self._in_scope("f")
-        # The entity seen, in the same query (a walk asks for ~15 entities a hop).
-        entity_seen, entity_params = self._in_scope("e")
-        # In the order of the index on (entity, created_at DESC, fact DESC), so the database stops
-        # after the rows asked for: a GROUP BY read every ABOUT edge of the entity, a hub's too.
-        # A fact about the entity in two roles has two rows; its first is its newest.
+        entity_seen, entity_params = self._in_scope("e")  # the entity seen, in the same query
+        # Each entity along the index on (entity, created_at DESC, fact DESC), so the database
+        # stops after the rows asked for: a GROUP BY read every ABOUT edge of the entity, a hub's
+        # too. A fact about the entity in two roles has two rows; its first is its newest.
         query = (
-            "SELECT a.fact FROM hg_about a JOIN hg_fact f ON f.id = a.fact "
-            f"WHERE a.entity = %s AND f.status = ANY(%s) AND {seen} "
-            f"AND EXISTS (SELECT 1 FROM hg_entity e WHERE e.id = %s AND {entity_seen}) "
-            "ORDER BY a.created_at DESC, a.fact DESC LIMIT %s"
+            "SELECT g.eid, x.fact FROM unnest(%s::text[]) WITH ORDINALITY AS g(eid, ord) CROSS JOIN LATERAL "
+            "(SELECT a.fact, a.created_at FROM hg_about a JOIN hg_fact f ON f.id = a.fact "
+            f"WHERE a.entity = g.eid AND f.status = ANY(%s) AND {seen} "
+            f"AND EXISTS (SELECT 1 FROM hg_entity e WHERE e.id = g.eid AND {entity_seen}) "
+            "ORDER BY a.created_at DESC, a.fact DESC LIMIT %s) x "
+            "ORDER BY g.ord, x.created_at DESC, x.fact DESC"
         )
-        fetch = 2 * limit
-        while True:
-            rows = self._rows(query, (entity_id, list(statuses), *params, entity_id, *entity_params, fetch))
-            found = list(dict.fromkeys(str(fid) for (fid,) in rows))
-            if len(found) >= limit or len(rows) < fetch:
-                return found[:limit]
+        asking, fetch = list(found) if limit > 0 else [], 2 * limit
+        while asking:
+            read: dict[str, list[str]] = {eid: [] for eid in asking}
+            for eid, fid in self._rows(query, (asking, list(statuses), *params, *entity_params, fetch)):
+                read[str(eid)].append(str(fid))
+            for eid, fids in read.items():
+                found[eid] = list(dict.fromkeys(fids))[:limit]
+            # Those whose rows were all fact ids read twice may have more further on.
+            asking = [eid for eid, fids in read.items() if len(found[eid]) < limit and len(fids) == fetch]
             fetch *= 4
+        return found
 
     def entity_relations(self, entity_ids: Sequence[str]) -> list[EdgeRow]:
         """The seen RELATES edges touching ``entity_ids``: each entity's in the order made."""
