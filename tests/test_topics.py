@@ -294,7 +294,7 @@ def test_a_label_is_the_words_a_topic_shares_and_others_do_not_never_a_name_or_f
         ["Maya: yeah the pottery class was awesome", "Maya glazed a pottery bowl", "pottery kiln and glaze"],
         ["Maya: yeah we went hiking", "hiking boots for the trail", "the trail was muddy after hiking"],
     ]
-    found = labels(topics)
+    found = labels(lambda: topics)
     assert found[0][0] == "pottery" and found[1][0] in {"hiking", "trail"}
     assert not {"maya", "yeah", "awesome"} & {w for words in found for w in words}
     assert still_shared(["pottery", "glaze"], ["a pottery bowl", "pottery kiln glaze"]) == ["pottery"]

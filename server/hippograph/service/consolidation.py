@@ -113,7 +113,7 @@ class Consolidator:
             removed=len(set(old) - set(kept)),
         )
         if not dry_run:
-            words = labels(self._texts(groups))
+            words = labels(lambda: self._texts(groups))
             rows = [
                 self._row(tid, scope, found.columns.rows(group).tolist(), label, found)
                 for tid, group, label in zip(ids, groups, words, strict=True)

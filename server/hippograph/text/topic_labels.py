@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 
 from hippograph.text.query_intent import is_stopword
 
@@ -36,23 +36,30 @@ _FILLER = frozenset(
 )
 
 
-def labels(topics: Iterable[Sequence[str]]) -> list[list[str]]:
-    """For each topic (the texts of its facts), its label's words, most distinctive first."""
+def labels(read: Callable[[], Iterable[Sequence[str]]]) -> list[list[str]]:
+    """For each topic, its label's words, most distinctive first; ``read()`` yields each topic's
+    texts in turn. It is called twice: once to count every word across the topics, once to
+    count each topic's words and label it at once, so no topic's counts are kept while the
+    others are read (at 100k facts, kept, they pinned ~10 of Python's arenas after a run)."""
     lowercase: Counter[str] = Counter()  # each word's occurrences written lowercase
     spread: Counter[str] = Counter()  # how many facts of all the topics use each word
-    counts: list[Counter[str]] = []  # per topic: how many of its facts use each word two use
-    for texts in topics:
-        count: Counter[str] = Counter()
-        for text in texts:
-            words = list(_words(text))
+    topics = 0
+    for texts in read():
+        spread.update(_used(texts, lowercase))
+        topics += 1
+    average = sum(spread.values()) / max(topics, 1)
+    return [_label(_used(texts), spread, average, lowercase) for texts in read()]
+
+
+def _used(texts: Sequence[str], lowercase: Counter[str] | None = None) -> Counter[str]:
+    """How many of ``texts`` use each word (and, into ``lowercase``, the words written lowercase)."""
+    count: Counter[str] = Counter()
+    for text in texts:
+        words = list(_words(text))
+        if lowercase is not None:
             lowercase.update(word for word, lower in words if lower)
-            count.update({word for word, _ in words})
-        spread.update(count)
-        # Only a word two facts use may label the topic: the others are counted in ``spread`` and
-        # let go (at 100k facts, kept, they were most of the pass's memory).
-        counts.append(Counter({word: n for word, n in count.items() if n >= 2}))
-    average = sum(spread.values()) / max(len(counts), 1)
-    return [_label(count, spread, average, lowercase) for count in counts]
+        count.update({word for word, _ in words})
+    return count
 
 
 def still_shared(words: Sequence[str], texts: Sequence[str]) -> list[str]:
