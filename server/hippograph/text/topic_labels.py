@@ -64,7 +64,7 @@ def _used(texts: Sequence[str], lowercase: Counter[str] | None = None) -> Counte
 
 def still_shared(words: Sequence[str], texts: Sequence[str]) -> list[str]:
     """Of a label's ``words``, those two of ``texts`` still use (after some facts left a topic)."""
-    used = Counter(word for text in texts for word in {w for w, _ in _words(text)})
+    used = _used(texts)
     return [word for word in words if used[word] >= 2]
 
 
