@@ -23,8 +23,9 @@ class FactColumns:
     def __init__(self, ids: Sequence[str]) -> None:
         self.ids = ids
         self.times = np.zeros(len(ids), dtype=_TIME)  # b"" where unknown: sorts first
-        order = np.argsort(np.asarray(ids, dtype=str))
-        self._sorted_ids = np.asarray(ids, dtype=str)[order]
+        named = np.asarray(ids, dtype=str)
+        order = np.argsort(named)
+        self._sorted_ids = named[order]
         self._order = order.astype(np.int32)
         self._sessions: dict[str, int] = {}  # session id -> code
         self._entities: dict[str, int] = {}  # entity id -> code, in order of first mention
