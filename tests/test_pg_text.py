@@ -108,6 +108,16 @@ def test_a_term_whose_bound_cannot_reach_the_kth_score_is_not_needed() -> None:
     assert pg_text.essential(bound, 0.0) == ["commonest", "common", "rare"]
 
 
+def test_a_row_must_hold_all_of_a_set_of_terms_whose_bounds_reach_the_kth_score() -> None:
+    bound = {"rare": 15.0, "a": 2.0, "b": 1.5, "c": 1.0}
+    # a and c just reach it together (a tie must be read); b and c cannot.
+    assert pg_text.sufficient(bound, 3.0) == [("rare",), ("a", "b"), ("a", "c")]
+    assert pg_text.sufficient(bound, 0.0) == [("rare",), ("a",), ("b",), ("c",)]
+    assert pg_text.sufficient(bound, 20.0) == []
+    many = {f"t{i:02d}": 1.0 for i in range(20)}  # too many terms to list the sets: each alone
+    assert pg_text.sufficient(many, 3.0) == [(term,) for term in pg_text.essential(many, 3.0)]
+
+
 def test_each_terms_most_in_one_row_is_kept_and_filled_for_counts_made_without_it(
     filled: tuple[PgVectorStore, PgDatabase],
 ) -> None:

@@ -20,6 +20,7 @@ import unicodedata
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
+from itertools import combinations
 from typing import Any
 
 import snowballstemmer
@@ -120,10 +121,14 @@ def forget_counts(conn: Any, table: str) -> None:
     conn.execute("DELETE FROM hg_vec_terms WHERE tbl = %s", (table,))
 
 
-CANDIDATES = "t.terms && %s::text[]"  # the rows holding any of the query's terms (GIN)
+CANDIDATES = "{candidates}"  # where ``ranked`` puts its condition on the rows' terms (GIN)
 
 # Rows the first pass of ``ranked`` scores: the rarest terms' rows, up to about this many a result.
 _FIRST_PASS_ROWS = 8
+# The most term sets a row may be asked to hold all of one of (``sufficient``), and the most
+# terms they are sought among; past either, the second pass reads every row holding one of the
+# essential terms.
+_MOST_SETS, _MOST_TERMS = 32, 12
 
 
 def ranked(
@@ -135,9 +140,10 @@ def ranked(
 
     MaxScore (Turtle and Flood, 1995): a term adds at most ``_bound`` to a row's score. A first
     pass scores the rows that hold the rarest terms; its ``k``-th score is one that ``k`` rows
-    reach. A row holding only terms whose bounds sum to less cannot be among the best, so the
-    second pass scores only the rows holding one of the other terms. The common terms' rows (a
-    hub's name is in a tenth of the facts) are read only when they can still change the answer.
+    reach. A row whose terms' bounds sum to less cannot be among the best, so the second pass
+    scores only the rows that hold all the terms of one of the ``sufficient`` sets (two common
+    names together, where each alone cannot reach it). The common terms' rows (a hub's name is in
+    a tenth of the facts) are read only when they can still change the answer.
     """
     terms = sorted(set(query))
     counted = conn.execute(
@@ -152,24 +158,46 @@ def ranked(
         return []
     weight = {term: _idf(total, docs[term]) * (_K1 + 1) for term in held}
     bound = {term: weight[term] * _most_share(most[term], words / total) for term in held}
-    sql = _scored_sql(table, clause, len(held))
     weighted = [value for term in held for value in (weight[term], term)]
 
-    def best(candidates: Sequence[str]) -> list[Any]:
-        return list(conn.execute(sql, (*weighted, words / total, list(candidates), *params, k)).fetchall())
+    def best(sets: Sequence[Sequence[str]]) -> list[Any]:
+        condition, held_params = _holding(sets)
+        sql = _scored_sql(table, clause.replace(CANDIDATES, condition, 1), len(held))
+        return list(conn.execute(sql, (*weighted, words / total, *held_params, *params, k)).fetchall())
 
     first: list[str] = []
     for term in held:
         if sum(docs[t] for t in first) >= _FIRST_PASS_ROWS * k:
             break
         first.append(term)
-    rows = best(first)
+    rows = best([[term] for term in first])
     if len(first) == len(held):
         return rows  # the first pass read every term's rows
     if len(rows) < k:
-        return best(held)  # no k-th score to prune by
-    needed = essential(bound, float(rows[-1][1]))
-    return rows if set(needed) <= set(first) else best(needed)
+        return best([[term] for term in held])  # no k-th score to prune by
+    needed = sufficient(bound, float(rows[-1][1]))
+    # A row that can reach the k-th score and holds one of the first terms was scored already.
+    return rows if all(set(chosen) & set(first) for chosen in needed) else best(needed)
+
+
+def sufficient(bound: Mapping[str, float], reached: float) -> list[tuple[str, ...]]:
+    """Sets of terms a row must hold all of one of to score ``reached`` or more, given each term's
+    bound: the smallest sets whose bounds sum to it (a slack of 10^-9 for rounding). More than
+    ``_MOST_SETS`` of them, or ``_MOST_TERMS`` terms: each essential term alone (a looser
+    condition)."""
+    if len(bound) > _MOST_TERMS:
+        return [(term,) for term in essential(bound, reached)]
+    terms = sorted(bound, key=lambda t: (-bound[t], t))
+    found: list[tuple[str, ...]] = []
+    for size in range(1, len(terms) + 1):
+        for chosen in combinations(terms, size):
+            if sum(bound[t] for t in chosen) < reached * (1 - 1e-9):
+                continue
+            if not any(set(smaller) <= set(chosen) for smaller in found):
+                found.append(chosen)
+                if len(found) > _MOST_SETS:
+                    return [(term,) for term in essential(bound, reached)]
+    return found
 
 
 def essential(bound: Mapping[str, float], reached: float) -> list[str]:
@@ -183,20 +211,31 @@ def essential(bound: Mapping[str, float], reached: float) -> list[str]:
     return left
 
 
+def _holding(sets: Sequence[Sequence[str]]) -> tuple[str, list[list[str]]]:
+    """The condition that a row (``t``) holds every term of one of ``sets``, and its parameters:
+    one GIN overlap for the single terms, one containment for each larger set."""
+    single = sorted(terms[0] for terms in sets if len(terms) == 1)
+    larger = [sorted(terms) for terms in sets if len(terms) > 1]
+    parts = (["t.terms && %s::text[]"] if single else []) + ["t.terms @> %s::text[]"] * len(larger)
+    return "(" + " OR ".join(parts) + ")", ([single] if single else []) + larger
+
+
 def _scored_sql(table: str, clause: str, terms: int) -> str:
     """The query of the best rows of ``table`` (as ``t``) that ``clause`` admits by BM25 over
     ``terms`` terms; parameters: each term's ``idf * (k1 + 1)`` and the term, the table's mean
     length in terms, the candidates' terms and the rest of the clause's, k. Each row is read once
     and its score is one expression: a term's share ``idf (k1 + 1) tf / (tf + L)`` is written
-    ``idf (k1 + 1) (1 - L / (tf + L))``, which reads ``tf`` once."""
+    ``idf (k1 + 1) (1 - L / (tf + L))``, which reads ``tf`` once. Every candidate holds a term,
+    so every score is above 0. The arithmetic is in float8 throughout (a bare constant would be
+    numeric, and the numbers of every row twice as slow to score)."""
     share = "%s::float8 * (1 - n.l / (cardinality(array_positions(t.terms, %s::text)) + n.l))"
-    length = f"{_K1} * ({1 - _B} + {_B} * cardinality(t.terms) / %s::float8)"
+    length = f"{_K1}::float8 * ({1 - _B}::float8 + {_B}::float8 * cardinality(t.terms) / %s::float8)"
     return (
         f"SELECT id, score FROM (SELECT t.id, {' + '.join([share] * terms)} AS score FROM {table} t "
-        f"CROSS JOIN LATERAL (SELECT {length} AS l) n {clause}) s WHERE score > 0 "
+        f"CROSS JOIN LATERAL (SELECT {length} AS l) n {clause}) s "
         # Sums of the same terms may differ in the last bit with the plan's order: rows that score
-        # alike to 12 digits are a tie, broken by id, whichever rows the plan read.
-        "ORDER BY round(score::numeric, 12) DESC, id LIMIT %s"
+        # alike to 12 decimals are a tie, broken by id, whichever rows the plan read.
+        "ORDER BY round(score * 1e12::float8) DESC, id LIMIT %s"
     )
 
 
