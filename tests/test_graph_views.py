@@ -102,6 +102,9 @@ def test_every_scoped_read_answers_as_the_embedded_graph_does(
         "oldest": lambda v: v.oldest(active, limit=4),
         "tagged": lambda v: v.tagged("trigger:", active),
         "tag_neighbours": lambda v: v.tag_neighbours([_fid(0), _fid(2), _fid(3)], limit=4),
+        # One row (the first tag's newest seen fact: past unseen ones), and every tag read.
+        "tag_neighbours, one": lambda v: [v.tag_neighbours([fid], limit=1) for fid in facts],
+        "tag_neighbours, all": lambda v: v.tag_neighbours(facts[::-1], limit=40),
         "entity_names_for": lambda v: v.entity_names_for(facts[:5]),
         "entity_names": lambda v: v.entity_names("ma", limit=5),
         "scopes": lambda v: v.scopes("", limit=10),

@@ -165,3 +165,27 @@ def test_a_server_keeps_as_many_connections_as_set(pg_url: str, tmp_path: Path) 
 )
 def test_pgvector_older_than_0_8_is_refused(version: str, enough: bool) -> None:
     assert new_enough(version) is enough
+
+
+def test_the_facts_times_are_indexed_in_a_new_database_and_in_one_made_before(pg_url: str) -> None:
+    from hippograph.store.pg_vectors import PgVectorStore
+
+    def indexed(db: PgDatabase) -> bool:
+        with db.transaction() as conn:
+            return conn.execute("SELECT to_regclass('hg_vec_facts_time') IS NOT NULL").fetchone()[0]
+
+    db = PgDatabase(pg_url)
+    try:
+        PgVectorStore(db, dim=8, model="test-model")
+        assert indexed(db)
+        with db.transaction() as conn:  # as made before the index was
+            conn.execute("DROP INDEX hg_vec_facts_time")
+            older = str(SCHEMA_VERSION - 1)
+            conn.execute("UPDATE hg_meta SET value = %s WHERE key = 'schema_version'", (older,))
+    finally:
+        db.close()
+    again = PgDatabase(pg_url)
+    try:
+        assert indexed(again) and again.schema_version() == SCHEMA_VERSION
+    finally:
+        again.close()

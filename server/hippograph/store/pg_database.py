@@ -69,6 +69,8 @@ def _statistics_of(tables_like: str, *, own: bool, target: int) -> str:
     )
 
 
+VECTOR_FACTS_TIME = "CREATE INDEX IF NOT EXISTS hg_vec_facts_time ON hg_vec_facts (time)"
+
 # Each step brings the schema from version i to i + 1 (list index i); steps are never edited
 # once released, only appended.
 MIGRATIONS: tuple[str, ...] = (
@@ -185,6 +187,13 @@ MIGRATIONS: tuple[str, ...] = (
     """,
     # Each term's most in one row, for full text's bounds (pg_text.ranked).
     pg_text.MOST_FILLED,
+    # The facts of a time range (a search "these days") found by their time, not by reading every
+    # row (~75 ms at 94k facts when none is that recent); tables made later get it with them.
+    f"""
+    DO $$ BEGIN
+    IF to_regclass('hg_vec_facts') IS NOT NULL THEN {VECTOR_FACTS_TIME}; END IF;
+    END $$;
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 # The advisory lock the schema's steps run under (any bigint the database's other users do not

@@ -21,7 +21,7 @@ import numpy as np
 
 from hippograph.domain.errors import InternalError, StoreError
 from hippograph.store import pg_text
-from hippograph.store.pg_database import PgDatabase, no_value_statistics
+from hippograph.store.pg_database import VECTOR_FACTS_TIME, PgDatabase, no_value_statistics
 from hippograph.store.vector_neighbours import Neighbours, nearest, quantised
 from hippograph.store.vector_rows import Filter, Hit, as_stored, ranked, unit
 
@@ -106,6 +106,8 @@ class PgVectorStore:
         conn.execute(no_value_statistics(table))
         pg_text.forget_counts(conn, table)
         conn.execute(f"CREATE INDEX {table}_scope ON {table} (scope)")
+        if name == "facts":
+            conn.execute(VECTOR_FACTS_TIME)
 
     def close(self) -> None:
         """Nothing of its own to close: the database is the memory's."""

@@ -190,8 +190,10 @@ class PgGraphView(AboutReads):
 
     def tag_neighbours(self, fact_ids: Sequence[str], *, limit: int) -> list[EdgeRow]:
         """Facts sharing a tag with ``fact_ids``, newest tagged first, ``limit`` rows in all (a tag
-        is a name for every scope: only the facts seen here share it). One query: each asked
-        fact's tags in their order, each tag's facts newest first (at most ``limit`` a tag)."""
+        is a name for every scope: only the facts seen here share it). Read as far as needed: the
+        asked facts' tags in their order, then the tags' newest facts a few tags at a time (one,
+        then as many more as read so far) until ``limit`` rows are found: the first tag of a busy
+        memory fills them (reading every tag's facts first checked ~3,000 facts' scopes a search)."""
         seen_ids = self._seen(fact_ids)
         asked = [fid for fid in dict.fromkeys(fact_ids) if fid in seen_ids]
         if not asked or limit <= 0:
@@ -203,27 +205,40 @@ class PgGraphView(AboutReads):
         tags = self._rows("SELECT fact, seq, tag FROM hg_tag WHERE fact = ANY(%s)", (asked,))
         order = {fid: n for n, fid in enumerate(asked)}
         tags.sort(key=lambda row: (order[row[0]], row[1]))
-        fetch = limit + len(asked)
-        while True:
-            newest: dict[str, list[str]] = {}
+        wanted = list(dict.fromkeys(str(tag) for _, _, tag in tags))
+        newest: dict[str, list[str]] = {}
+        edges: list[EdgeRow] = []
+        for fid, _, tag in tags:
+            if tag not in newest:  # the first tag not read yet: it and the next ones
+                newest.update(self._newest_tagged(wanted[len(newest) : 2 * len(newest) + 1], limit + 1))
+            others = [other for other in newest[tag] if other != fid][: limit - len(edges)]
+            edges += [EdgeRow(EdgeType.HAS_TAG, str(fid), other, {"tag": tag}) for other in others]
+            if len(edges) >= limit:
+                break
+        return edges
+
+    def _newest_tagged(self, tags: Sequence[str], wanted: int) -> dict[str, list[str]]:
+        """Each of ``tags``' ``wanted`` newest facts seen here (all of them, if it has fewer)."""
+        found: dict[str, list[str]] = {}
+        fetch = wanted
+        while tags:
+            read: dict[str, list[str]] = {tag: [] for tag in tags}
             for tag, fid in self._rows(
                 "SELECT g.tag, t.fact FROM unnest(%s::text[]) AS g(tag) CROSS JOIN LATERAL (SELECT fact, "
                 "seq FROM hg_tag WHERE tag = g.tag ORDER BY seq DESC LIMIT %s) t ORDER BY g.tag, t.seq DESC",
-                (sorted({tag for _, _, tag in tags}), fetch),
+                (sorted(tags), fetch),
             ):
-                newest.setdefault(str(tag), []).append(str(fid))
-            seen_here = self._seen({fid for fids in newest.values() for fid in fids})
-            edges: list[EdgeRow] = []
-            short = False
-            for fid, _, tag in tags:
-                others = [other for other in newest.get(tag, []) if other != fid and other in seen_here][
-                    :limit
-                ]
-                short |= len(others) < limit and len(newest.get(tag, [])) == fetch  # more may be further on
-                edges += [EdgeRow(EdgeType.HAS_TAG, str(fid), other, {"tag": tag}) for other in others]
-            if not short:
-                return edges[:limit]
-            fetch *= 4
+                read[str(tag)].append(str(fid))
+            seen_here = self._seen({fid for fids in read.values() for fid in fids})
+            short = []  # tags with too few seen facts and more further on
+            for tag, fids in read.items():
+                kept = [fid for fid in fids if fid in seen_here]
+                if len(kept) < wanted and len(fids) == fetch:
+                    short.append(tag)
+                else:
+                    found[tag] = kept[:wanted]
+            tags, fetch = short, fetch * 4
+        return found
 
     def linked(self, edge_type: str, statuses: Sequence[str], *, limit: int) -> list[tuple[str, str]]:
         """(source, target) of the newest ``limit`` fact-to-fact edges of ``edge_type`` whose two
