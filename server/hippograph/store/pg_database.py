@@ -263,6 +263,20 @@ class PgDatabase:
             raise self._failed(err) from err
 
     @contextmanager
+    def statement(self) -> Iterator[Any]:
+        """A connection of the pool for statements that are each a transaction of their own
+        (autocommit): a single read costs one round trip, not three (BEGIN, the read, COMMIT)."""
+        try:
+            with self._pool.connection() as conn:
+                conn.autocommit = True
+                try:
+                    yield conn
+                finally:
+                    conn.autocommit = False
+        except self._errors as err:
+            raise self._failed(err) from err
+
+    @contextmanager
     def holding(self, key: int) -> Iterator[None]:
         """Hold the advisory lock ``key`` (waiting for any other holder, on any server) on a
         connection of its own until the block ends. For a lock one thread of a process takes

@@ -67,8 +67,12 @@ class PgSession:
                 yield own
 
     def _rows(self, query: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
-        with self._conn() as conn:
+        """The rows of one statement, in the thread's transaction or, outside one, on its own."""
+        conn = getattr(self._local, "conn", None)
+        if conn is not None:
             return list(conn.execute(query, params).fetchall())
+        with self._db.statement() as own:
+            return list(own.execute(query, params).fetchall())
 
     def _stream(self, query: str, params: Sequence[Any] = ()) -> Iterator[tuple[Any, ...]]:
         """Rows of a read of any size, ``_BATCH`` at a time (a server-side cursor)."""
