@@ -2,6 +2,7 @@
 
     python -m bench.backends --facts 100000             # build both, then measure
     python -m bench.backends --facts 100000 --work-dir /tmp/bk   # a rerun measures the stores kept there
+    python -m bench.backends --facts 1000000 --only postgresql   # one backend: its build, served
 
 Both stores hold the first N facts of ``bench.perf``'s corpus, restored through import
 (``bench.perf.bulk``: the same path for both, with the vectors the model computed in earlier runs,
@@ -140,45 +141,50 @@ def _row(label: str, *cells: object) -> str:
 def report(
     facts: int, builds: dict[str, Any], latency: dict[str, Any], servers: dict[str, Any], floor: float
 ) -> str:
-    emb, pg = latency["embedded"], latency["postgresql"]
-    e_srv, p_srv = servers["embedded"], servers["postgresql"]
-    searched = f"{_SERVER_SEARCHES} more searches"
+    names = [name for name in ("embedded", "postgresql") if name in latency]
+    both = len(names) == 2
+    spare = [""] * both  # the ratio column, when there are two backends
+
+    def ratio(p: str) -> list[str]:
+        return [f"{latency['postgresql'][p] / latency['embedded'][p]:.2f}x"] if both else []
+
+    def rss(status: dict[str, float] | None) -> str:
+        return f"{_mb(status, 'now')} ({_mb(status, 'peak')})"
+
+    heads = [{"embedded": "embedded", "postgresql": "PostgreSQL"}[n] for n in names]
     lines = [
         f"# The backends at {facts:,} facts ({datetime.now(UTC).isoformat(timespec='seconds')})",
         "",
         f"`python -m bench.backends --facts {facts}`: the same facts (bench.perf's corpus, restored through "
-        "import), the same queries alternating between the two stores in one process; then each served over "
+        "import), the same queries alternating between the stores in one process; then each served over "
         "stdio. Cold-start floor: a fresh Python that loads the model and embeds one text "
         f"({floor:.2f} s, same run).",
         "",
-        "| | embedded | PostgreSQL | PostgreSQL / embedded |",
-        "|---|---|---|---|",
+        _row("", *heads, *(["PostgreSQL / embedded"] * both)),
+        "|---|" + "---|" * (len(names) + both),
         *(
-            _row(f"search {p} ms (in-process)", f"{emb[p]:.1f}", f"{pg[p]:.1f}", f"{pg[p] / emb[p]:.2f}x")
+            _row(f"search {p} ms (in-process)", *(f"{latency[n][p]:.1f}" for n in names), *ratio(p))
             for p in ("p50", "p95")
         ),
         _row(
             f"cold start to the first answered search, s (median of {_COLD_STARTS})",
-            e_srv["cold_start_s"],
-            p_srv["cold_start_s"],
-            "",
+            *(servers[n]["cold_start_s"] for n in names),
+            *spare,
         ),
-        _row("cold start / floor", *(f"{srv['cold_start_s'] / floor:.2f}x" for srv in (e_srv, p_srv)), ""),
+        _row("cold start / floor", *(f"{servers[n]['cold_start_s'] / floor:.2f}x" for n in names), *spare),
         _row(
             "server RSS after the first search, MB",
-            *(_mb(srv["rss_after_first_search"], "now") for srv in (e_srv, p_srv)),
-            "",
+            *(_mb(servers[n]["rss_after_first_search"], "now") for n in names),
+            *spare,
         ),
         _row(
-            f"server RSS after {searched} (peak), MB",
-            *(
-                f"{_mb(srv['rss_after_searches'], 'now')} ({_mb(srv['rss_after_searches'], 'peak')})"
-                for srv in (e_srv, p_srv)
-            ),
-            "",
+            f"server RSS after {_SERVER_SEARCHES} more searches (peak), MB",
+            *(rss(servers[n]["rss_after_searches"]) for n in names),
+            *spare,
         ),
         "",
-        f"Samples: {emb['n']} searches on each. Builds: " + "; ".join(f"{k}: {v}" for k, v in builds.items()),
+        f"Samples: {latency[names[0]]['n']} searches on each. Builds: "
+        + "; ".join(f"{k}: {v}" for k, v in builds.items()),
         "",
     ]
     return "\n".join(lines)
@@ -197,6 +203,9 @@ def main() -> None:
         "--models-dir", type=Path, default=Path(tempfile.gettempdir()) / "hippograph-bench" / "models"
     )
     parser.add_argument("--vector-cache", type=Path, default=DEFAULT_VECTOR_CACHE)
+    parser.add_argument(
+        "--only", choices=["embedded", "postgresql"], help="build and serve one backend (no alternating)"
+    )
     args = parser.parse_args()
     assemble_default_model(args.models_dir)
     work = args.work_dir or Path(tempfile.mkdtemp(prefix="hippograph-backends-"))
@@ -210,15 +219,17 @@ def main() -> None:
             "embedded": _settings(work / "embedded", args.models_dir, None),
             "postgresql": _settings(work / "pg-local", args.models_dir, url),
         }
+        stores = {name: settings for name, settings in stores.items() if args.only in (None, name)}
         builds = {}
         for name, settings in stores.items():
             log(f"{name}: building {args.facts:,} facts", "backends")
             builds[name] = build(settings, args.facts, args.seed, cached)
             log(f"{name}: {builds[name]}", "backends")
         del cached
-        with _opened(stores["embedded"], model) as embedded, _opened(stores["postgresql"], model) as pg:
-            log("searching both, alternating", "backends")
-            latency = alternate({"embedded": embedded, "postgresql": pg}, texts, args.seconds)
+        with contextlib.ExitStack() as opened:
+            memories = {name: opened.enter_context(_opened(stores[name], model)) for name in stores}
+            log(f"searching {' and '.join(memories)}, alternating", "backends")
+            latency = alternate(memories, texts, args.seconds)
         log(f"latency: {latency}", "backends")
         servers = {}
         for name, settings in stores.items():
@@ -229,7 +240,7 @@ def main() -> None:
             log(f"{name}: {servers[name]}", "backends")
         floor = cold_floor_s(args.models_dir)
     text = report(args.facts, builds, latency, servers, floor)
-    out = RESULTS / f"backends-{args.facts // 1000}k.md"
+    out = RESULTS / f"backends-{args.facts // 1000}k{'-' + args.only if args.only else ''}.md"
     out.write_text(text)
     print(text)
 
