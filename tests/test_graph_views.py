@@ -162,3 +162,54 @@ def test_entities_are_found_by_name_alias_and_first_name_as_the_embedded_graph_f
             assert pg.by_first_name(first, scope) == kuzu.by_first_name(first, scope), (first, scope)
         for text in texts:
             assert pg.mentions(text, scope) == kuzu.mentions(text, scope), (text, scope)
+
+
+def test_related_entities_follow_relations_removed_as_the_embedded_graph_does(
+    graph_pair: tuple[Any, Any],
+) -> None:
+    from hippograph.domain import lifecycle as lc
+
+    people = [Entity(id=_eid(60 + i), name=f"P{i}", type="person", scope=SCOPES[i % 2]) for i in range(6)]
+    stating = [make_fact(f"rel {i}", id=_fid(200 + i), at=T0) for i in range(8)]
+    # Several relations a pair, both ways, some stated by a fact: the strongest one goes first.
+    relations = [
+        Relation(_eid(60), _eid(61), "knows", 0.9, _fid(200), T0),
+        Relation(_eid(61), _eid(60), "knows", 0.4, _fid(201), T0),
+        Relation(_eid(60), _eid(61), "knows", 1.5, _fid(202), T0),  # 1 to the walk
+        Relation(_eid(60), _eid(62), "leads", 0.7, _fid(203), T0),
+        Relation(_eid(62), _eid(60), "leads", -0.2, None, T0),  # 0 to the walk
+        Relation(_eid(60), _eid(63), "near", 0.5, _fid(204), T0),
+        Relation(_eid(63), _eid(64), "near", 0.6, None, T0),
+        Relation(_eid(64), _eid(64), "self", 0.3, _fid(205), T0),
+        Relation(_eid(65), _eid(60), "uses", 0.8, _fid(206), T0),
+    ]
+    for graph in graph_pair:
+        with graph.transaction():
+            graph.insert_facts(stating)
+            graph.insert_entities(people)
+        graph.link_entities_many(relations)
+    asked = [_eid(60 + i) for i in range(6)]
+
+    def same() -> None:
+        for scopes in VIEWS:
+            kuzu, pg = (graph.view(scopes).related_entities(asked, limit=2) for graph in graph_pair)
+            assert pg == kuzu, scopes
+        pg_graph = graph_pair[1]
+        with pg_graph._db.transaction() as conn:
+            kept = conn.execute("SELECT a, b, w FROM hg_neighbour ORDER BY a, b").fetchall()
+            fresh = conn.execute(
+                "SELECT a, b, max(w) FROM (SELECT src AS a, dst AS b, "
+                "CASE WHEN weight IS NULL THEN 1.0 ELSE least(greatest(weight, 0.0), 1.0) END AS w "
+                "FROM hg_relates UNION ALL SELECT dst, src, CASE WHEN weight IS NULL THEN 1.0 "
+                "ELSE least(greatest(weight, 0.0), 1.0) END FROM hg_relates) x GROUP BY a, b ORDER BY a, b"
+            ).fetchall()
+        assert kept == fresh and kept
+
+    same()
+    gone = [stating[2], stating[0], stating[5]]  # the two strongest of 60-61, and 64's own
+    for graph in graph_pair:
+        graph.purge_facts([lc.purge(f, T0) for f in gone], [])
+    same()
+    for graph in graph_pair:
+        graph.delete_entities([_eid(63)])
+    same()

@@ -13,7 +13,7 @@ from hippograph.config import Settings
 from hippograph.domain.errors import StoreError
 from hippograph.store.backends import open_graph
 from hippograph.store.gap_log import KEPT, GapLog
-from hippograph.store.pg_database import SCHEMA_VERSION, PgDatabase
+from hippograph.store.pg_database import MIGRATIONS, SCHEMA_VERSION, VECTOR_FACTS_TIME, PgDatabase
 from hippograph.store.pg_gaps import PgGapLog
 from hippograph.store.pg_graph import PgGraphStore
 from hippograph.store.pg_vectors import new_enough
@@ -180,7 +180,7 @@ def test_the_facts_times_are_indexed_in_a_new_database_and_in_one_made_before(pg
         assert indexed(db)
         with db.transaction() as conn:  # as made before the index was
             conn.execute("DROP INDEX hg_vec_facts_time")
-            older = str(SCHEMA_VERSION - 1)
+            older = str(next(n for n, step in enumerate(MIGRATIONS) if VECTOR_FACTS_TIME in step))
             conn.execute("UPDATE hg_meta SET value = %s WHERE key = 'schema_version'", (older,))
     finally:
         db.close()

@@ -71,6 +71,58 @@ def _statistics_of(tables_like: str, *, own: bool, target: int) -> str:
 
 VECTOR_FACTS_TIME = "CREATE INDEX IF NOT EXISTS hg_vec_facts_time ON hg_vec_facts (time)"
 
+# A RELATES weight as the walk uses it: 1 if unset, clamped to 0..1 (the graph index's rule).
+WALK_WEIGHT = "CASE WHEN weight IS NULL THEN 1.0 ELSE least(greatest(weight, 0.0), 1.0) END"
+# Each entity's related entities and the strongest weight between them (either direction), kept
+# by triggers on hg_relates in the transaction that changes it: a walk reads an entity's
+# strongest few in index order (PgGraphView.related_entities), not all its relations (a hub has
+# thousands). A removed relation's pairs are worked out again from the relations left; hg_relates
+# is indexed by (src, dst) for that.
+NEIGHBOURS = f"""
+CREATE TABLE IF NOT EXISTS hg_neighbour (
+    a TEXT NOT NULL, b TEXT NOT NULL, w DOUBLE PRECISION NOT NULL, PRIMARY KEY (a, b)
+);
+CREATE INDEX IF NOT EXISTS hg_neighbour_strongest ON hg_neighbour (a, w DESC, b DESC);
+CREATE INDEX IF NOT EXISTS hg_relates_pair ON hg_relates (src, dst);
+DROP INDEX IF EXISTS hg_relates_src;
+CREATE OR REPLACE FUNCTION hg_neighbour_added() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    INSERT INTO hg_neighbour (a, b, w)
+    SELECT a, b, max(w) FROM (
+        SELECT src AS a, dst AS b, {WALK_WEIGHT} AS w FROM added
+        UNION ALL SELECT dst, src, {WALK_WEIGHT} FROM added
+    ) x GROUP BY a, b
+    ON CONFLICT (a, b) DO UPDATE SET w = greatest(hg_neighbour.w, excluded.w);
+    RETURN NULL;
+END $$;
+CREATE OR REPLACE FUNCTION hg_neighbour_removed() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    DELETE FROM hg_neighbour n USING (
+        SELECT src AS a, dst AS b FROM removed UNION SELECT dst, src FROM removed
+    ) p WHERE n.a = p.a AND n.b = p.b;
+    INSERT INTO hg_neighbour (a, b, w)
+    SELECT p.a, p.b, max(x.w) FROM (
+        SELECT src AS a, dst AS b FROM removed UNION SELECT dst, src FROM removed
+    ) p CROSS JOIN LATERAL (
+        SELECT {WALK_WEIGHT} AS w FROM hg_relates WHERE src = p.a AND dst = p.b
+        UNION ALL SELECT {WALK_WEIGHT} FROM hg_relates WHERE src = p.b AND dst = p.a
+    ) x GROUP BY p.a, p.b;
+    RETURN NULL;
+END $$;
+DROP TRIGGER IF EXISTS hg_relates_added ON hg_relates;
+CREATE TRIGGER hg_relates_added AFTER INSERT ON hg_relates REFERENCING NEW TABLE AS added
+    FOR EACH STATEMENT EXECUTE FUNCTION hg_neighbour_added();
+DROP TRIGGER IF EXISTS hg_relates_removed ON hg_relates;
+CREATE TRIGGER hg_relates_removed AFTER DELETE ON hg_relates REFERENCING OLD TABLE AS removed
+    FOR EACH STATEMENT EXECUTE FUNCTION hg_neighbour_removed();
+TRUNCATE hg_neighbour;
+INSERT INTO hg_neighbour (a, b, w)
+SELECT a, b, max(w) FROM (
+    SELECT src AS a, dst AS b, {WALK_WEIGHT} AS w FROM hg_relates
+    UNION ALL SELECT dst, src, {WALK_WEIGHT} FROM hg_relates
+) x GROUP BY a, b;
+"""
+
 # Each step brings the schema from version i to i + 1 (list index i); steps are never edited
 # once released, only appended.
 MIGRATIONS: tuple[str, ...] = (
@@ -194,6 +246,7 @@ MIGRATIONS: tuple[str, ...] = (
     IF to_regclass('hg_vec_facts') IS NOT NULL THEN {VECTOR_FACTS_TIME}; END IF;
     END $$;
     """,
+    NEIGHBOURS,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 # The advisory lock the schema's steps run under (any bigint the database's other users do not

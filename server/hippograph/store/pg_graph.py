@@ -42,8 +42,8 @@ _ACTIVE = list(ACTIVE_STATUSES)
 _WRITER_LOCK = 0x6867_5F77_7269_7465  # "hg_write": the memory's one writer, across servers
 _COUNTED = 50_000  # facts counted exactly by fact_count; past it, the planner's estimate
 _GRAPH_TABLES = (
-    "hg_fact", "hg_entity", "hg_entity_key", "hg_entity_first", "hg_about", "hg_link", "hg_relates", "hg_tag",
-    "hg_receipt", "hg_reply",
+    "hg_fact", "hg_entity", "hg_entity_key", "hg_entity_first", "hg_about", "hg_link", "hg_relates",
+    "hg_neighbour", "hg_tag", "hg_receipt", "hg_reply",
 )  # fmt: skip
 _FACT_FIELDS = (*FACT_COLUMNS, "claim_subject", "claim_predicate")
 _FACTS = f"SELECT {', '.join(FACT_COLUMNS)} FROM hg_fact"

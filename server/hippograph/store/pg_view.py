@@ -20,9 +20,6 @@ from hippograph.store.graph_values import EdgeRow, distinct_scopes, edges_in_fac
 from hippograph.store.index_view import AboutReads
 from hippograph.store.pg_session import PgSession
 
-# A RELATES weight as the walk uses it: 1 if unset, clamped to 0..1 (the graph index's rule).
-_WALK_WEIGHT = "CASE WHEN weight IS NULL THEN 1.0 ELSE least(greatest(weight, 0.0), 1.0) END"
-
 
 class PgGraphView(AboutReads):
     """Reads of the graph in the database, restricted to ``scopes`` (None: every scope)."""
@@ -170,15 +167,14 @@ class PgGraphView(AboutReads):
 
     def related_entities(self, entity_ids: Sequence[str], *, limit: int) -> list[tuple[str, str, float]]:
         """(entity, related entity, strongest RELATES weight): the ``limit`` strongest per entity,
-        the entities in the order asked (one query for all: a hop asks for tens)."""
+        the entities in the order asked (one query for all: a hop asks for tens), each read in
+        the order of ``hg_neighbour``'s index until ``limit`` seen here are found."""
         seen, params = self._in_scope("o")
         joins = "" if not params else "JOIN hg_entity o ON o.id = n.b "
         query = (
             "SELECT g.eid, r.b, r.w FROM unnest(%s::text[]) WITH ORDINALITY AS g(eid, ord) "
-            f"CROSS JOIN LATERAL (SELECT n.b, max(n.w) AS w FROM (SELECT dst AS b, {_WALK_WEIGHT} AS w "
-            "FROM hg_relates WHERE src = g.eid "
-            f"UNION ALL SELECT src, {_WALK_WEIGHT} FROM hg_relates WHERE dst = g.eid) n {joins}WHERE {seen} "
-            "GROUP BY n.b ORDER BY w DESC, n.b DESC LIMIT %s) r ORDER BY g.ord, r.w DESC, r.b DESC"
+            f"CROSS JOIN LATERAL (SELECT n.b, n.w FROM hg_neighbour n {joins}WHERE n.a = g.eid AND {seen} "
+            "ORDER BY n.w DESC, n.b DESC LIMIT %s) r ORDER BY g.ord, r.w DESC, r.b DESC"
         )
         asked = list(dict.fromkeys(entity_ids))
         seen_ids = self._seen(asked)
