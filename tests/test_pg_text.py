@@ -85,9 +85,17 @@ def _every_row(db: PgDatabase, text: str, k: int, where: Filter | None) -> list[
     ids=["everything", "one-scope-active", "global"],
 )
 def test_pruned_full_text_ranks_exactly_as_scoring_every_row(
-    filled: tuple[PgVectorStore, PgDatabase], where: Filter | None
+    filled: tuple[PgVectorStore, PgDatabase], where: Filter | None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     store, db = filled
+    holding = pg_text._holding
+    sets_read: list[int] = []  # passes that read the rows of a set of two or more terms
+
+    def spied(sets: Any) -> Any:
+        sets_read.extend(len(terms) for terms in sets if len(terms) > 1)
+        return holding(sets)
+
+    monkeypatch.setattr(pg_text, "_holding", spied)
     rng = random.Random(11)
     for _ in range(40):
         # One to five words, common and rare ones together, as a memory's queries mix names and words.
@@ -98,6 +106,7 @@ def test_pruned_full_text_ranks_exactly_as_scoring_every_row(
             expected = _every_row(db, query, k, where)
             assert [h.id for h in hits] == [rid for rid, _ in expected], query
             assert [h.score for h in hits] == pytest.approx([s for _, s in expected]), query
+    assert sets_read  # the pruned passes were taken, not only the first
 
 
 def test_a_term_whose_bound_cannot_reach_the_kth_score_is_not_needed() -> None:
@@ -116,6 +125,9 @@ def test_a_row_must_hold_all_of_a_set_of_terms_whose_bounds_reach_the_kth_score(
     assert pg_text.sufficient(bound, 20.0) == []
     many = {f"t{i:02d}": 1.0 for i in range(20)}  # too many terms to list the sets: each alone
     assert pg_text.sufficient(many, 3.0) == [(term,) for term in pg_text.essential(many, 3.0)]
+    twelve = {f"t{i:02d}": 1.0 for i in range(12)}  # 220 sets of three: too many sets, each alone
+    assert pg_text.sufficient(twelve, 3.0) == [(term,) for term in pg_text.essential(twelve, 3.0)]
+    assert len(pg_text.sufficient(twelve, 11.0)) == 12  # every set of eleven
 
 
 def test_each_terms_most_in_one_row_is_kept_and_filled_for_counts_made_without_it(

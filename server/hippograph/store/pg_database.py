@@ -77,7 +77,10 @@ WALK_WEIGHT = "CASE WHEN weight IS NULL THEN 1.0 ELSE least(greatest(weight, 0.0
 # by triggers on hg_relates in the transaction that changes it: a walk reads an entity's
 # strongest few in index order (PgGraphView.related_entities), not all its relations (a hub has
 # thousands). A removed relation's pairs are worked out again from the relations left; hg_relates
-# is indexed by (src, dst) for that.
+# is indexed by (src, dst) for that. The triggers take a lock of their own till the transaction
+# ends: writes are one at a time today (the writer's lock), and two that were not could each work
+# a pair out without the other's change.
+_NEIGHBOURS_LOCK = 0x6867_5F6E_6569_6768  # "hg_neigh"
 NEIGHBOURS = f"""
 CREATE TABLE IF NOT EXISTS hg_neighbour (
     a TEXT NOT NULL, b TEXT NOT NULL, w DOUBLE PRECISION NOT NULL, PRIMARY KEY (a, b)
@@ -87,6 +90,7 @@ CREATE INDEX IF NOT EXISTS hg_relates_pair ON hg_relates (src, dst);
 DROP INDEX IF EXISTS hg_relates_src;
 CREATE OR REPLACE FUNCTION hg_neighbour_added() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
+    PERFORM pg_advisory_xact_lock({_NEIGHBOURS_LOCK});
     INSERT INTO hg_neighbour (a, b, w)
     SELECT a, b, max(w) FROM (
         SELECT src AS a, dst AS b, {WALK_WEIGHT} AS w FROM added
@@ -97,6 +101,7 @@ BEGIN
 END $$;
 CREATE OR REPLACE FUNCTION hg_neighbour_removed() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
+    PERFORM pg_advisory_xact_lock({_NEIGHBOURS_LOCK});
     DELETE FROM hg_neighbour n USING (
         SELECT src AS a, dst AS b FROM removed UNION SELECT dst, src FROM removed
     ) p WHERE n.a = p.a AND n.b = p.b;
@@ -278,6 +283,7 @@ class PgDatabase:
     def __init__(self, url: str, *, max_connections: int = 4, timeout_s: float = 10.0) -> None:
         psycopg, psycopg_pool = _driver()
         self._errors = psycopg.Error
+        self._idle = psycopg.pq.TransactionStatus.IDLE
         self.where = _where(url)
         self._url, self._connect, self._timeout_s = url, psycopg.connect, timeout_s
         self._claims: Any = None  # the connection every claim (``claiming``) is held on
@@ -325,7 +331,10 @@ class PgDatabase:
                 try:
                     yield conn
                 finally:
-                    conn.autocommit = False
+                    # A broken connection cannot be set back (the pool discards it); setting it
+                    # would replace the error that broke it.
+                    if conn.info.transaction_status == self._idle:
+                        conn.autocommit = False
         except self._errors as err:
             raise self._failed(err) from err
 

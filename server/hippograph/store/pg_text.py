@@ -146,6 +146,8 @@ def ranked(
     a tenth of the facts) are read only when they can still change the answer.
     """
     terms = sorted(set(query))
+    if k <= 0:
+        return []
     counted = conn.execute(
         "SELECT term, docs, terms, most FROM hg_vec_terms WHERE tbl = %s AND term = ANY(%s)",
         (table, [*terms, _TOTALS]),
@@ -182,18 +184,19 @@ def ranked(
 
 def sufficient(bound: Mapping[str, float], reached: float) -> list[tuple[str, ...]]:
     """Sets of terms a row must hold all of one of to score ``reached`` or more, given each term's
-    bound: the smallest sets whose bounds sum to it (a slack of 10^-9 for rounding). More than
-    ``_MOST_SETS`` of them, or ``_MOST_TERMS`` terms: each essential term alone (a looser
-    condition)."""
+    bound: the smallest sets whose bounds sum to it (``_least``). More than ``_MOST_SETS`` of them,
+    or ``_MOST_TERMS`` terms: each essential term alone (a looser condition)."""
+    least = _least(reached)
     if len(bound) > _MOST_TERMS:
         return [(term,) for term in essential(bound, reached)]
     terms = sorted(bound, key=lambda t: (-bound[t], t))
-    found: list[tuple[str, ...]] = []
-    for size in range(1, len(terms) + 1):
-        for chosen in combinations(terms, size):
-            if sum(bound[t] for t in chosen) < reached * (1 - 1e-9):
-                continue
-            if not any(set(smaller) <= set(chosen) for smaller in found):
+    found: list[tuple[str, ...]] = [(term,) for term in terms if bound[term] >= least]
+    rest = [term for term in terms if bound[term] < least]  # a set holding one of those is not smallest
+    larger: list[frozenset[str]] = []
+    for size in range(2, len(rest) + 1):
+        for chosen in combinations(rest, size):
+            if sum(bound[t] for t in chosen) >= least and not any(s <= set(chosen) for s in larger):
+                larger.append(frozenset(chosen))
                 found.append(chosen)
                 if len(found) > _MOST_SETS:
                     return [(term,) for term in essential(bound, reached)]
@@ -202,13 +205,18 @@ def sufficient(bound: Mapping[str, float], reached: float) -> list[tuple[str, ..
 
 def essential(bound: Mapping[str, float], reached: float) -> list[str]:
     """The terms a row must hold one of to score ``reached`` or more, given each term's bound:
-    the others, taken from the lowest bound up, bound less than ``reached`` together (a slack of
-    10^-9 for rounding)."""
-    spare = 0.0
+    the others, taken from the lowest bound up, bound less than ``reached`` together (``_least``)."""
+    spare, least = 0.0, _least(reached)
     left = sorted(bound, key=lambda t: (bound[t], t))
-    while left and spare + bound[left[0]] < reached * (1 - 1e-9):
+    while left and spare + bound[left[0]] < least:
         spare += bound[left.pop(0)]
     return left
+
+
+def _least(reached: float) -> float:
+    """The least bound that may still reach ``reached``: a slack of 10^-9 of it for rounding, and
+    10^-9 more, as rows whose scores agree to 12 decimals tie (``_scored_sql``) however small."""
+    return reached * (1 - 1e-9) - 1e-9
 
 
 def _holding(sets: Sequence[Sequence[str]]) -> tuple[str, list[list[str]]]:
