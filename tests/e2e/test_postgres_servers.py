@@ -3,7 +3,9 @@ PostgreSQL (issue 27), driven over MCP stdio as their clients would."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
+from typing import Any
 
 import anyio
 import pytest
@@ -46,3 +48,65 @@ async def test_two_servers_share_one_memory_and_each_sees_the_others_writes(
         after = await call(b, "search", query="Where does Mara live?")
         assert after["results"][0]["id"] == fixed["id"]
         assert not (tmp_path / "a" / "graph.kuzu").exists() and not (tmp_path / "b" / "vectors").exists()
+
+
+SHARED = "The release train leaves every second Tuesday at noon."
+
+
+async def test_four_servers_writing_at_once_keep_one_memory(
+    tmp_path: Path, models_dir: Path, pg_url: str
+) -> None:
+    async with (
+        stdio_session(tmp_path / "a", models_dir, "--store-url", pg_url) as a,
+        stdio_session(tmp_path / "b", models_dir, "--store-url", pg_url) as b,
+        stdio_session(tmp_path / "c", models_dir, "--store-url", pg_url) as c,
+        stdio_session(tmp_path / "d", models_dir, "--store-url", pg_url) as d,
+    ):
+        servers = [a, b, c, d]
+        written: list[tuple[str, str, str]] = []  # (id, scope, content) of every acknowledged write
+
+        async def write(n: int, server: ClientSession) -> None:
+            for i, city in enumerate(CITIES):
+                # The first server keeps half of its notes in a project; the rest are global.
+                scope = "project:apollo" if n == 0 and i % 2 else "global"
+                content = f"Courier {n} delivered parcel {i} to the depot in {city}."
+                got = await call(server, "remember", content=content, scope=scope)
+                written.append((got["id"], scope, content))
+            got = await call(server, "remember", content=SHARED)  # all four say it at once
+            written.append((got["id"], "global", SHARED))
+
+        async with anyio.create_task_group() as group:
+            for n, server in enumerate(servers):
+                group.start_soon(write, n, server)
+
+        # No fact stored twice: the sentence all four said is one fact, corroborated.
+        assert len({fid for fid, _, content in written if content == SHARED}) == 1
+        ids = {fid for fid, _, _ in written}
+        assert len(ids) == 4 * len(CITIES) + 1
+        for server in servers:  # every acknowledged write, from every server
+            for fid, scope, content in written:
+                assert (await call(server, "explain", fact_id=fid, scope=scope))["fact"]["content"] == content
+        counts = [json.loads(_text(await s.read_resource("memory://stats"))) for s in servers]
+        assert all(count == counts[0] for count in counts) and counts[0]["facts"] == len(ids)
+
+        # A correction on one server is the next search's answer on another.
+        parcel = next(fid for fid, scope, content in written if "Courier 3 delivered parcel 2" in content)
+        fixed = await call(
+            c, "correct", fact_id=parcel, content="Courier 3 delivered parcel 2 to the depot in Reykjavik."
+        )
+        after = await call(a, "search", query="Which depot got courier 3's parcel 2?", limit=5)
+        assert after["results"][0]["id"] == fixed["id"]
+
+        # A project's facts stay out of another server's global search, and in its own.
+        apollo = {fid for fid, scope, _ in written if scope == "project:apollo"}
+        for server in (b, c, d):
+            found = await call(server, "search", query="Courier 0 delivered parcels to the depots", limit=20)
+            assert apollo.isdisjoint(r["id"] for r in found["results"])
+        own = await call(
+            d, "search", query="Courier 0 delivered parcels to the depots", limit=20, scope="project:apollo"
+        )
+        assert apollo <= {r["id"] for r in own["results"]}
+
+
+def _text(result: Any) -> str:
+    return str(result.contents[0].text)
