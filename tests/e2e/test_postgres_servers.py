@@ -4,6 +4,8 @@ PostgreSQL (issue 27), driven over MCP stdio as their clients would."""
 from __future__ import annotations
 
 import json
+from collections.abc import AsyncIterator
+from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -18,13 +20,24 @@ pytestmark = pytest.mark.anyio
 CITIES = ["Lisbon", "Oslo", "Lima", "Osaka", "Porto", "Quito"]
 
 
+@asynccontextmanager
+async def _servers(
+    tmp_path: Path, models_dir: Path, pg_url: str, n: int
+) -> AsyncIterator[list[ClientSession]]:
+    """``n`` servers over stdio, each with a data dir of its own, all on the database ``pg_url``."""
+    async with AsyncExitStack() as stack:
+        yield [
+            await stack.enter_async_context(
+                stdio_session(tmp_path / f"s{i}", models_dir, "--store-url", pg_url)
+            )
+            for i in range(n)
+        ]
+
+
 async def test_two_servers_share_one_memory_and_each_sees_the_others_writes(
     tmp_path: Path, models_dir: Path, pg_url: str
 ) -> None:
-    async with (
-        stdio_session(tmp_path / "a", models_dir, "--store-url", pg_url) as a,
-        stdio_session(tmp_path / "b", models_dir, "--store-url", pg_url) as b,
-    ):
+    async with _servers(tmp_path, models_dir, pg_url, 2) as (a, b):
         stored = await call(a, "remember", content="Ines keeps the spare keys in the blue drawer.")
         found = await call(b, "search", query="where are the spare keys?")
         assert found["results"][0]["id"] == stored["id"]
@@ -47,7 +60,7 @@ async def test_two_servers_share_one_memory_and_each_sees_the_others_writes(
         fixed = await call(a, "correct", fact_id=latest["id"], content="Mara lives in Bergen.")
         after = await call(b, "search", query="Where does Mara live?")
         assert after["results"][0]["id"] == fixed["id"]
-        assert not (tmp_path / "a" / "graph.kuzu").exists() and not (tmp_path / "b" / "vectors").exists()
+        assert not (tmp_path / "s0" / "graph.kuzu").exists() and not (tmp_path / "s1" / "vectors").exists()
 
 
 SHARED = "The release train leaves every second Tuesday at noon."
@@ -56,13 +69,8 @@ SHARED = "The release train leaves every second Tuesday at noon."
 async def test_four_servers_writing_at_once_keep_one_memory(
     tmp_path: Path, models_dir: Path, pg_url: str
 ) -> None:
-    async with (
-        stdio_session(tmp_path / "a", models_dir, "--store-url", pg_url) as a,
-        stdio_session(tmp_path / "b", models_dir, "--store-url", pg_url) as b,
-        stdio_session(tmp_path / "c", models_dir, "--store-url", pg_url) as c,
-        stdio_session(tmp_path / "d", models_dir, "--store-url", pg_url) as d,
-    ):
-        servers = [a, b, c, d]
+    async with _servers(tmp_path, models_dir, pg_url, 4) as servers:
+        a, b, c, d = servers
         written: list[tuple[str, str, str]] = []  # (id, scope, content) of every acknowledged write
 
         async def write(n: int, server: ClientSession) -> None:
