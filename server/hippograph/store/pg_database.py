@@ -343,19 +343,12 @@ class PgDatabase:
         """Hold the advisory lock ``key`` (waiting for any other holder, on any server) on a
         connection of its own until the block ends. For a lock one thread of a process takes
         at a time (the writer's); ``claiming`` is for one that many threads hold at once."""
-        try:
-            with self._pool.connection() as conn:
-                conn.autocommit = True
-                try:
-                    conn.execute("SELECT pg_advisory_lock(%s)", (key,))
-                    try:
-                        yield
-                    finally:
-                        conn.execute("SELECT pg_advisory_unlock(%s)", (key,))
-                finally:
-                    conn.autocommit = False
-        except self._errors as err:
-            raise self._failed(err) from err
+        with self.statement() as conn:
+            conn.execute("SELECT pg_advisory_lock(%s)", (key,))
+            try:
+                yield
+            finally:
+                conn.execute("SELECT pg_advisory_unlock(%s)", (key,))
 
     @contextmanager
     def claiming(self, key: int) -> Iterator[None]:
@@ -394,15 +387,9 @@ class PgDatabase:
     def vacuum_full(self, tables: Sequence[str]) -> None:
         """Rewrite ``tables`` without their dead row versions (after a purge: no deleted text is
         left in their files). Outside any transaction, as VACUUM must run."""
-        with self._pool.connection() as conn:
-            conn.autocommit = True
-            try:
-                for table in tables:
-                    conn.execute(f"VACUUM FULL {table}")
-            except self._errors as err:
-                raise self._failed(err) from err
-            finally:
-                conn.autocommit = False
+        with self.statement() as conn:
+            for table in tables:
+                conn.execute(f"VACUUM FULL {table}")
 
     def schema_version(self) -> int:
         with self.transaction() as conn:
