@@ -81,6 +81,17 @@ WALK_WEIGHT = "CASE WHEN weight IS NULL THEN 1.0 ELSE least(greatest(weight, 0.0
 # ends: writes are one at a time today (the writer's lock), and two that were not could each work
 # a pair out without the other's change.
 _NEIGHBOURS_LOCK = 0x6867_5F6E_6569_6768  # "hg_neigh"
+
+
+def _strongest(relations: str) -> str:
+    """Each pair of ``relations`` (a table of hg_relates rows), both ways, and its strongest weight."""
+    return (
+        f"SELECT a, b, max(w) FROM (SELECT src AS a, dst AS b, {WALK_WEIGHT} AS w FROM {relations} "
+        f"UNION ALL SELECT dst, src, {WALK_WEIGHT} FROM {relations}) x GROUP BY a, b"
+    )
+
+
+_REMOVED_PAIRS = "(SELECT src AS a, dst AS b FROM removed UNION SELECT dst, src FROM removed) p"
 NEIGHBOURS = f"""
 CREATE TABLE IF NOT EXISTS hg_neighbour (
     a TEXT NOT NULL, b TEXT NOT NULL, w DOUBLE PRECISION NOT NULL, PRIMARY KEY (a, b)
@@ -91,24 +102,16 @@ DROP INDEX IF EXISTS hg_relates_src;
 CREATE OR REPLACE FUNCTION hg_neighbour_added() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
     PERFORM pg_advisory_xact_lock({_NEIGHBOURS_LOCK});
-    INSERT INTO hg_neighbour (a, b, w)
-    SELECT a, b, max(w) FROM (
-        SELECT src AS a, dst AS b, {WALK_WEIGHT} AS w FROM added
-        UNION ALL SELECT dst, src, {WALK_WEIGHT} FROM added
-    ) x GROUP BY a, b
+    INSERT INTO hg_neighbour (a, b, w) {_strongest("added")}
     ON CONFLICT (a, b) DO UPDATE SET w = greatest(hg_neighbour.w, excluded.w);
     RETURN NULL;
 END $$;
 CREATE OR REPLACE FUNCTION hg_neighbour_removed() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
     PERFORM pg_advisory_xact_lock({_NEIGHBOURS_LOCK});
-    DELETE FROM hg_neighbour n USING (
-        SELECT src AS a, dst AS b FROM removed UNION SELECT dst, src FROM removed
-    ) p WHERE n.a = p.a AND n.b = p.b;
+    DELETE FROM hg_neighbour n USING {_REMOVED_PAIRS} WHERE n.a = p.a AND n.b = p.b;
     INSERT INTO hg_neighbour (a, b, w)
-    SELECT p.a, p.b, max(x.w) FROM (
-        SELECT src AS a, dst AS b FROM removed UNION SELECT dst, src FROM removed
-    ) p CROSS JOIN LATERAL (
+    SELECT p.a, p.b, max(x.w) FROM {_REMOVED_PAIRS} CROSS JOIN LATERAL (
         SELECT {WALK_WEIGHT} AS w FROM hg_relates WHERE src = p.a AND dst = p.b
         UNION ALL SELECT {WALK_WEIGHT} FROM hg_relates WHERE src = p.b AND dst = p.a
     ) x GROUP BY p.a, p.b;
@@ -121,11 +124,7 @@ DROP TRIGGER IF EXISTS hg_relates_removed ON hg_relates;
 CREATE TRIGGER hg_relates_removed AFTER DELETE ON hg_relates REFERENCING OLD TABLE AS removed
     FOR EACH STATEMENT EXECUTE FUNCTION hg_neighbour_removed();
 TRUNCATE hg_neighbour;
-INSERT INTO hg_neighbour (a, b, w)
-SELECT a, b, max(w) FROM (
-    SELECT src AS a, dst AS b, {WALK_WEIGHT} AS w FROM hg_relates
-    UNION ALL SELECT dst, src, {WALK_WEIGHT} FROM hg_relates
-) x GROUP BY a, b;
+INSERT INTO hg_neighbour (a, b, w) {_strongest("hg_relates")};
 """
 
 # Each step brings the schema from version i to i + 1 (list index i); steps are never edited
