@@ -197,11 +197,10 @@ def test_related_entities_follow_relations_removed_as_the_embedded_graph_does(
         pg_graph = graph_pair[1]
         with pg_graph._db.transaction() as conn:
             kept = conn.execute("SELECT a, b, w FROM hg_neighbour ORDER BY a, b").fetchall()
+            walked = "CASE WHEN weight IS NULL THEN 1.0 ELSE least(greatest(weight, 0.0), 1.0) END"
             fresh = conn.execute(
-                "SELECT a, b, max(w) FROM (SELECT src AS a, dst AS b, "
-                "CASE WHEN weight IS NULL THEN 1.0 ELSE least(greatest(weight, 0.0), 1.0) END AS w "
-                "FROM hg_relates UNION ALL SELECT dst, src, CASE WHEN weight IS NULL THEN 1.0 "
-                "ELSE least(greatest(weight, 0.0), 1.0) END FROM hg_relates) x GROUP BY a, b ORDER BY a, b"
+                f"SELECT a, b, max(w) FROM (SELECT src AS a, dst AS b, {walked} AS w FROM hg_relates "
+                f"UNION ALL SELECT dst, src, {walked} FROM hg_relates) x GROUP BY a, b ORDER BY a, b"
             ).fetchall()
         assert kept == fresh and kept
 

@@ -231,9 +231,10 @@ def _holding(sets: Sequence[Sequence[str]]) -> tuple[str, list[list[str]]]:
 def _scored_sql(table: str, clause: str, terms: int) -> str:
     """The query of the best rows of ``table`` (as ``t``) that ``clause`` admits by BM25 over
     ``terms`` terms; parameters: each term's ``idf * (k1 + 1)`` and the term, the table's mean
-    length in terms, the candidates' terms and the rest of the clause's, k. Each row is read once
-    and its score is one expression: a term's share ``idf (k1 + 1) tf / (tf + L)`` is written
-    ``idf (k1 + 1) (1 - L / (tf + L))``, which reads ``tf`` once. Every candidate holds a term,
+    length in terms, the term arrays of the condition ``clause`` holds (``_holding``) and the rest
+    of the clause's, k. Each row is read once and its score is one expression: a term's share
+    ``idf (k1 + 1) tf / (tf + L)`` is written ``idf (k1 + 1) (1 - L / (tf + L))``, which reads
+    ``tf`` once. Every candidate holds a term,
     so every score is above 0. The arithmetic is in float8 throughout (a bare constant would be
     numeric, and the numbers of every row twice as slow to score)."""
     share = "%s::float8 * (1 - n.l / (cardinality(array_positions(t.terms, %s::text)) + n.l))"
