@@ -7,6 +7,7 @@ import json
 import math
 from collections import Counter
 from collections.abc import AsyncIterator
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +25,7 @@ from hippograph.service.memory import Memory
 from hippograph.service.topic_graph import FactGraph
 from hippograph.sharing.proxy import SharedMemory
 from hippograph.store.embed import FastEmbedder
+from hippograph.store.fact_times import UNKNOWN, aligned, from_rows
 from hippograph.text.topic_labels import labels, still_shared
 from testkit.prebuilt import Prebuilt
 
@@ -236,7 +238,7 @@ def _clique(first: int, size: int) -> list[tuple[int, int, float]]:
 def _communities(size: int, edges: list[tuple[int, int, float]]) -> list[list[int]]:
     graph = FactGraph(size)
     graph.add([a for a, _, _ in edges], [b for _, b, _ in edges], [w for _, _, w in edges])
-    return graph.communities()
+    return [group.tolist() for group in graph.communities()]
 
 
 def test_two_groups_joined_by_one_weak_edge_are_two_topics_and_a_pair_is_none() -> None:
@@ -257,11 +259,21 @@ def test_a_failing_topic_worker_is_reported_with_its_exit(monkeypatch: pytest.Mo
 
 
 def test_fact_columns_link_each_fact_to_the_next_in_its_session_and_about_the_same_entity() -> None:
-    columns = FactColumns(["f_c", "f_a", "f_b", "f_d"])
-    columns.add_facts(
-        [0, 1], ["2024-01-03T00:00:00Z", "2024-01-01T00:00:00Z"], [(0, "s1", "t2"), (1, "s1", "t1")]
+    def day(n: int | None) -> datetime | None:
+        return None if n is None else datetime(2024, 1, n, tzinfo=UTC)
+
+    read = [  # (id, happened, session, stored) as the vector store holds them, in no given order
+        ("f_b", day(2), "s2", day(1)),
+        ("f_a", day(1), "s1", day(1)),
+        ("f_z", day(5), "s1", day(1)),  # not asked for
+        ("f_d", None, "s1", day(3)),
+        ("f_c", day(3), "s1", day(2)),
+    ]
+    times = aligned(from_rows(read), ["f_c", "f_a", "f_b", "f_d", "f_gone"])
+    assert times.session.tolist()[-1] == -1 and times.time.tolist()[-1] == UNKNOWN  # not found
+    columns = FactColumns(
+        ["f_c", "f_a", "f_b", "f_d"], aligned(from_rows(read), ["f_c", "f_a", "f_b", "f_d"])
     )
-    columns.add_facts([2, 3], ["2024-01-02T00:00:00Z", ""], [(2, "s2", "t1"), (3, "s1", "t3")])
     assert [list(side) for side in columns.session_turns()] == [[1, 0], [0, 3]]  # s1 by when stored
     columns.add_about([0, 1, 1, 2, 3], ["e_x", "e_x", "e_x", "e_x", "e_y"])  # f_a names e_x twice: once
     src, dst, weight = columns.shared_entities(typical=1.0)
@@ -269,6 +281,7 @@ def test_fact_columns_link_each_fact_to_the_next_in_its_session_and_about_the_sa
     assert weight.tolist() == pytest.approx([math.log(4 / 3) / math.log(4)] * 2)
     assert columns.named_in([0, 1, 3]) == Counter({"e_x": 2, "e_y": 1})
     assert columns.span([0, 2]) == ("2024-01-02T00:00:00Z", "2024-01-03T00:00:00Z")
+    assert columns.span([3]) == ("", "")  # no time known
     assert columns.rows(["f_b", "f_z", "f_c"]).tolist() == [2, -1, 0]
 
 

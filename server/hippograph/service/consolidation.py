@@ -35,7 +35,7 @@ from hippograph.domain.topic_replies import (
 )
 from hippograph.domain.topics import MAX_TOPIC, stable_ids
 from hippograph.domain.visibility import visible_scopes
-from hippograph.service.fact_columns import FactColumns
+from hippograph.service.fact_columns import FactColumns, Rows
 from hippograph.service.shaping import iso
 from hippograph.service.stores import Stores
 from hippograph.service.topic_graph import FactGraph
@@ -96,8 +96,15 @@ class Consolidator:
 
     def _scope(self, scope: str, dry_run: bool) -> ScopeConsolidated:
         found = self._read(scope)
-        groups = [[found.ids[row] for row in group] for group in found.graph.communities()]
-        old = self.stores.topics.of_scope(scope)
+        communities = found.graph.communities()  # rows
+        groups = [[found.ids[row] for row in group] for group in communities]
+        # The old topics' members as the very strings of ``found.ids``: the store's copies (one
+        # per fact, ~7 MB of small objects at 100k facts) live no longer than this line.
+        known = {fid: fid for fid in found.ids}
+        old = {
+            tid: [known.get(f, f) for f in fids] for tid, fids in self.stores.topics.of_scope(scope).items()
+        }
+        del known
         ids = stable_ids(groups, old)
         kept = [tid for tid, group in zip(ids, groups, strict=True) if tid in old]
         changed = sum(
@@ -115,8 +122,8 @@ class Consolidator:
         if not dry_run:
             words = labels(lambda: self._texts(groups))
             rows = [
-                self._row(tid, scope, found.columns.rows(group).tolist(), label, found)
-                for tid, group, label in zip(ids, groups, words, strict=True)
+                self._row(tid, scope, group, label, found)
+                for tid, group, label in zip(ids, communities, words, strict=True)
             ]
             with self.stores.write_lock:  # what was forgotten while this ran stays out
                 gone = self._gone([fid for group in groups for fid in group])
@@ -143,21 +150,11 @@ class Consolidator:
         graph.add(near.src, near.dst, near.similarity)
         # Every other kind of edge weighs as much as a typical neighbour by meaning.
         typical = float(np.median(near.similarity)) if len(near.similarity) else 1.0
-        columns = FactColumns(ids)
+        columns = FactColumns(ids, self.stores.vectors.fact_times("facts", where, ids))
         view = self.stores.graph.view([scope])
         for start in range(0, len(ids), _CHUNK):
             chunk = list(ids[start : start + _CHUNK])
             row_of = {fid: start + i for i, fid in enumerate(chunk)}
-            facts = self.stores.graph.get_facts(chunk, keep=False)
-            columns.add_facts(
-                [row_of[fid] for fid in facts],
-                [iso(fact_time(fact)) or "" for fact in facts.values()],
-                [
-                    (row_of[fid], fact.session_id, iso(fact.created_at) or "")
-                    for fid, fact in facts.items()
-                    if fact.session_id is not None
-                ],
-            )
             about = view.about_edges(chunk)
             columns.add_about([row_of[edge.src] for edge in about], [edge.dst for edge in about])
             used = [
@@ -178,11 +175,17 @@ class Consolidator:
 
     def _gone(self, fact_ids: Sequence[str]) -> set[str]:
         """Those of ``fact_ids`` no longer active (forgotten, purged or replaced meanwhile)."""
-        statuses = self.stores.graph.view(EVERYWHERE).statuses(fact_ids)
-        return {fid for fid in fact_ids if statuses.get(fid) not in ACTIVE_STATUSES}
+        view = self.stores.graph.view(EVERYWHERE)
+        gone: set[str] = set()
+        for start in range(0, len(fact_ids), _CHUNK):  # not a status read of every fact held at once
+            chunk = fact_ids[start : start + _CHUNK]
+            statuses = view.statuses(chunk)
+            gone.update(fid for fid in chunk if statuses.get(fid) not in ACTIVE_STATUSES)
+        return gone
 
     def _texts(self, groups: Sequence[Sequence[str]]) -> Iterator[list[str]]:
-        """Each group's facts' texts, read ``_CHUNK`` facts at a time (not one read a topic)."""
+        """Each group's facts' contents, read ``_CHUNK`` facts at a time (not one read a topic).
+        From the graph: the vector store's text of a conversation's turn holds the turn before."""
         start = 0
         while start < len(groups):
             end, size = start, 0
@@ -195,7 +198,7 @@ class Consolidator:
                 yield [facts[fid].content for fid in group if fid in facts]
             start = end
 
-    def _row(self, tid: str, scope: str, rows: Sequence[int], words: list[str], found: _Found) -> TopicRow:
+    def _row(self, tid: str, scope: str, rows: Rows, words: list[str], found: _Found) -> TopicRow:
         named = found.columns.named_in(rows)
         # Most facts first, ties by id: a set's order (and so most_common's among ties) changes
         # with each process's string hashing, and a topic's entities must not.

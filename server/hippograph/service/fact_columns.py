@@ -1,35 +1,41 @@
 """What consolidate knows of each fact of a scope, held as numpy columns, and the edges it implies.
 
-Row ``i`` is the fact ``ids[i]``. Per fact: when it happened (ISO 8601 text), its session and
-when it was stored, the entities it is about. Held as arrays, not as Python strings, tuples and
-lists a fact: at 100k facts those took ~50 MB of small objects, read among the facts' own, and
-Python gives its 1 MiB arenas back only when nothing in them lives on; a few objects that outlive
-the pass (a statement cached, an entry in a cache) kept ~70 MB of them after each consolidate.
+Row ``i`` is the fact ``ids[i]``. Per fact: when it happened, its session and when it was
+stored (``store.fact_times``), the entities it is about. Held as arrays, not as Python strings,
+tuples and lists a fact: at 100k facts those took ~50 MB of small objects, and Python gives its
+1 MiB arenas back only when nothing in them lives on; a few objects that outlive the pass (a
+statement cached, an entry in a cache) kept ~70 MB of them after each consolidate.
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
+from datetime import UTC, datetime, timedelta
 
 import numpy as np
 
-_TIME = "S32"  # ISO 8601 in UTC, 20-27 characters: sorts as the times do
+from hippograph.service.shaping import iso
+from hippograph.store.seam import UNKNOWN, FactTimes
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+Rows = Sequence[int] | np.ndarray  # facts by row number
 
 
 class FactColumns:
-    """Columns over the facts ``ids``, filled a few facts at a time (``add_facts``, ``add_about``)."""
+    """Columns over the facts ``ids`` (their ``times`` read for them), and the entities they are
+    about, added a few facts at a time (``add_about``)."""
 
-    def __init__(self, ids: Sequence[str]) -> None:
+    def __init__(self, ids: Sequence[str], times: FactTimes) -> None:
         self.ids = ids
-        self.times = np.zeros(len(ids), dtype=_TIME)  # b"" where unknown: sorts first
+        self.times = times.time  # microseconds since 1970, UTC
+        self._stored = times.stored
+        self._session = times.session
         named = np.asarray(ids, dtype=str)
         order = np.argsort(named)
         self._sorted_ids = named[order]
         self._order = order.astype(np.int32)
-        self._sessions: dict[str, int] = {}  # session id -> code
         self._entities: dict[str, int] = {}  # entity id -> code, in order of first mention
-        self._session_parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []  # (code, stored, row)
         self._about_parts: list[tuple[np.ndarray, np.ndarray]] = []  # (row, entity code)
         self._about: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None  # indptr, codes, entity ids
 
@@ -41,23 +47,6 @@ class FactColumns:
         at = np.minimum(np.searchsorted(self._sorted_ids, wanted), len(self._sorted_ids) - 1)
         return np.where(self._sorted_ids[at] == wanted, self._order[at], -1).astype(np.int32)
 
-    def add_facts(
-        self, rows: Sequence[int], times: Sequence[str], sessions: Sequence[tuple[int, str, str]]
-    ) -> None:
-        """Facts' times (``times[i]`` for row ``rows[i]``), and (row, session id, stored at) for those
-        said in a session."""
-        if len(rows):
-            self.times[np.asarray(rows, dtype=np.int64)] = np.asarray(times, dtype=_TIME)
-        if sessions:
-            codes = [self._sessions.setdefault(session, len(self._sessions)) for _, session, _ in sessions]
-            self._session_parts.append(
-                (
-                    np.asarray(codes, dtype=np.int64),
-                    np.asarray([stored for _, _, stored in sessions], dtype=_TIME),
-                    np.asarray([row for row, _, _ in sessions], dtype=np.int32),
-                )
-            )
-
     def add_about(self, rows: Sequence[int], entity_ids: Sequence[str]) -> None:
         """Facts (rows) about entities, one pair at a time."""
         codes = [self._entities.setdefault(eid, len(self._entities)) for eid in entity_ids]
@@ -66,10 +55,8 @@ class FactColumns:
 
     def session_turns(self) -> tuple[np.ndarray, np.ndarray]:
         """Each fact said in a session and the one said next in it (rows)."""
-        if not self._session_parts:
-            empty = np.empty(0, dtype=np.int32)
-            return empty, empty
-        code, stored, row = (np.concatenate(part) for part in zip(*self._session_parts, strict=True))
+        row = np.flatnonzero(self._session >= 0).astype(np.int32)
+        code, stored = self._session[row], self._stored[row]
         order = np.lexsort((row, stored, code))
         code, row = code[order], row[order]
         same = code[1:] == code[:-1]
@@ -88,7 +75,7 @@ class FactColumns:
         weight = typical * np.log(total / np.maximum(named_by[code[1:]], 1)) / np.log(total)
         return row[:-1][same], row[1:][same], weight[same]
 
-    def named_in(self, rows: Sequence[int]) -> Counter[str]:
+    def named_in(self, rows: Rows) -> Counter[str]:
         """How many of the facts ``rows`` name each entity (by id)."""
         indptr, codes, entity_ids = self._about_index()
         picked = np.asarray(rows, dtype=np.int64)
@@ -101,10 +88,10 @@ class FactColumns:
             {str(entity_ids[c]): int(n) for c, n in zip(found.tolist(), counts.tolist(), strict=True)}
         )
 
-    def span(self, rows: Sequence[int]) -> tuple[str, str]:
+    def span(self, rows: Rows) -> tuple[str, str]:
         """When the first and the last of the facts ``rows`` happened ("" where unknown)."""
-        times = np.sort(self.times[np.asarray(rows, dtype=np.int64)])
-        return times[0].decode(), times[-1].decode()
+        times = self.times[np.asarray(rows, dtype=np.int64)]
+        return _iso(int(times.min())), _iso(int(times.max()))
 
     def _about_index(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(indptr, codes, entity ids): the entities of row ``r`` are ``codes[indptr[r]:indptr[r+1]]``,
@@ -121,3 +108,8 @@ class FactColumns:
             entity_ids = np.asarray(list(self._entities), dtype=str)
             self._about, self._about_parts = (indptr, codes, entity_ids), []
         return self._about
+
+
+def _iso(micros: int) -> str:
+    """A time in microseconds since 1970 as ISO 8601 text (``shaping.iso``), "" where unknown."""
+    return "" if micros == UNKNOWN else iso(_EPOCH + timedelta(microseconds=micros)) or ""

@@ -50,7 +50,7 @@ class FactGraph:
         if len(edges[0]):
             self._parts.append(edges)
 
-    def communities(self) -> list[list[int]]:
+    def communities(self) -> list[np.ndarray]:
         """Groups of ``MIN_TOPIC`` to ``MAX_TOPIC`` nodes, each most central first (the greatest
         weight of edges inside it). A node with no edge is in none."""
         graph = self._csr()
@@ -64,7 +64,8 @@ class FactGraph:
         rows = np.repeat(np.arange(self.size), np.diff(indptr))
         inside = (label[rows] == label[indices]) & (label[rows] >= 0)
         strength = np.bincount(rows[inside], weights=data[inside], minlength=self.size)
-        return [sorted(group.tolist(), key=lambda node: (-strength[node], node)) for group in groups]
+        # Arrays, not lists of Python ints (~110k of them at 100k facts, held through a consolidate).
+        return [group[np.lexsort((group, -strength[group]))] for group in groups]
 
     def _csr(self) -> Csr:
         """The graph as symmetric CSR arrays, each pair's weights summed (intermediates dropped as

@@ -68,14 +68,14 @@ class PgTopicTable:
 
     def of_scope(self, scope: str) -> dict[str, list[str]]:
         """Topic id -> its facts, for every topic of ``scope``."""
-        rows = self._rows(
-            "SELECT m.topic, m.fact FROM hg_member m JOIN hg_topic t ON t.id = m.topic "
-            "WHERE t.scope = %s ORDER BY m.topic, m.rank",
-            (scope,),
-        )
         found: dict[str, list[str]] = {}
-        for tid, fid in rows:
-            found.setdefault(str(tid), []).append(str(fid))
+        with self._db.transaction() as conn:
+            for tid, fid in conn.execute(  # row by row (topic_table.TopicTable.of_scope)
+                "SELECT m.topic, m.fact FROM hg_member m JOIN hg_topic t ON t.id = m.topic "
+                "WHERE t.scope = %s ORDER BY m.topic, m.rank",
+                (scope,),
+            ):
+                found.setdefault(str(tid), []).append(str(fid))
         return found
 
     def topic_of(self, fact_ids: Collection[str]) -> dict[str, str]:

@@ -18,9 +18,11 @@ from datetime import UTC, datetime
 from typing import Any
 
 import numpy as np
+import pyarrow as pa
 
 from hippograph.domain.errors import InternalError, StoreError
 from hippograph.store import pg_text
+from hippograph.store.fact_times import READ, FactTimes, aligned, from_rows
 from hippograph.store.pg_database import VECTOR_FACTS_TIME, PgDatabase, no_value_statistics
 from hippograph.store.vector_neighbours import Neighbours, nearest, quantised
 from hippograph.store.vector_rows import Filter, Hit, as_stored, ranked, unit
@@ -302,6 +304,17 @@ class PgVectorStore:
                 parts.append(quantised(np.stack([_floats(v) for _, v in batch])))
         units = np.concatenate(parts) if parts else np.empty((0, self._dim), dtype=np.int8)
         return nearest(ids, units, k)
+
+    def fact_times(self, table: str, where: Filter, ids: Sequence[str]) -> FactTimes:
+        """When each of ``ids`` happened and was stored, and its session (``store.fact_times``),
+        read a batch at a time."""
+        clause, params = _where(where)
+        parts: list[pa.Table] = []
+        with self._db.transaction() as conn, conn.cursor(name="hg_fact_times") as cur:
+            cur.execute(f"SELECT {', '.join(READ)} FROM {_TABLES[table]} {clause}", params)
+            while batch := cur.fetchmany(4096):
+                parts.append(from_rows(batch))
+        return aligned(pa.concat_tables(parts) if parts else from_rows([]), ids)
 
 
 def _value(value: Any) -> Any:

@@ -23,6 +23,7 @@ import numpy as np
 
 from hippograph.domain.models import Entity, Fact
 from hippograph.store.entity_index import EntityIndex
+from hippograph.store.fact_times import UNKNOWN, FactTimes
 from hippograph.store.graph_values import ClaimKey, EdgeRow, SessionKey, claim_key
 from hippograph.store.index_view import EVERYWHERE
 from hippograph.store.vector_neighbours import Neighbours
@@ -32,9 +33,11 @@ __all__ = [
     "COMPACT_BYTES",
     "COMPACT_FACTS",
     "EVERYWHERE",
+    "UNKNOWN",
     "ClaimKey",
     "EdgeRow",
     "FactLink",
+    "FactTimes",
     "Filter",
     "Gap",
     "GapStore",
@@ -310,3 +313,4 @@ class VectorStore(Protocol):
     def nearest(self, table: str, vectors: np.ndarray, k: int, where: Filter) -> list[list[Hit]]: ...
     def text_search(self, table: str, text: str, k: int, where: Filter | None = None) -> list[Hit]: ...
     def neighbours(self, table: str, where: Filter, k: int) -> Neighbours: ...
+    def fact_times(self, table: str, where: Filter, ids: Sequence[str]) -> FactTimes: ...

@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from hippograph.store.cache_budget import DEFAULT_SHARES, CacheBudget
+from hippograph.store.fact_times import READ, FactTimes, aligned
 from hippograph.store.held_vectors import FactRows, HeldVectors
 from hippograph.store.lance_tables import (
     connect,
@@ -28,6 +29,7 @@ from hippograph.store.lance_tables import (
     readable,
     recreate_table,
     rewrite_table,
+    scan,
 )
 from hippograph.store.lance_upkeep import ANN_MIN_ROWS, ann_segments, ensure_ann_index, left_unfolded
 from hippograph.store.vector_matrix import Matrix
@@ -336,10 +338,9 @@ class LanceVectorStore:
     @readable
     def ids(self, table: str) -> dict[str, str]:
         """id -> status (facts) or type (entities), for reconciliation with the graph."""
-        column = "status" if table == "facts" else "type"
         self._flush_for_read()
-        data = self._tables[table].search().select(["id", column]).limit(None).to_arrow()
-        return dict(zip(data.column("id").to_pylist(), data.column(column).to_pylist(), strict=True))
+        data = scan(self._tables[table], None, ["id", "status" if table == "facts" else "type"])
+        return dict(zip(data.column(0).to_pylist(), data.column(1).to_pylist(), strict=True))
 
     @queried
     def similarities(self, table: str, ids: Sequence[str], vector: np.ndarray) -> dict[str, float]:
@@ -398,10 +399,14 @@ class LanceVectorStore:
 
     @queried
     def neighbours(self, table: str, where: Filter, k: int) -> Neighbours:
-        """Each row ``where`` admits, and its ``k`` nearest others among them by cosine: what
-        topics are found from (``vector_neighbours``)."""
+        """Each row ``where`` admits and its ``k`` nearest others among them (topics' edges)."""
         self._flush_for_read()
         return nearest(*read_unit_int8(self._tables[table], where.sql(), self._dim), k)
+
+    @queried
+    def fact_times(self, table: str, where: Filter, ids: Sequence[str]) -> FactTimes:
+        self._flush_for_read()
+        return aligned(scan(self._tables[table], where.sql(), READ), ids)
 
     def _pinned(self, table: str) -> tuple[Any, list[dict[str, Any]]]:
         """The table at a fixed version, and the rows that version lacks (written since, being
