@@ -91,7 +91,16 @@ try:
 except KeyboardInterrupt:
     print("interrupted", time.monotonic() - started < 20)  # the sleep was cut short
 """
-    # (Timed inside: under load, the interpreter and its imports alone took 30 s once.)
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
-    assert done.stdout.strip() == "interrupted True", done
-    assert "Traceback" not in done.stderr, done.stderr
+    # (Timed inside: under load, the interpreter and its imports alone took 30 s once.) The signal
+    # is sent once: on a busy machine it can land between the sleep's release of the GIL and its
+    # system call (1 run in 40 under three CPU burners), and is then raised when the sleep ends.
+    # Resending it until taken would make that rarer, but each resend makes the system calls of
+    # native code the main thread may be running (an engine closing) fail with EINTR. So: a few
+    # tries; one cut short shows the signal is sent, and every one must be interrupted.
+    for _ in range(3):
+        done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+        assert done.stdout.strip() in ("interrupted True", "interrupted False"), done
+        assert "Traceback" not in done.stderr, done.stderr
+        if done.stdout.strip() == "interrupted True":
+            return
+    raise AssertionError("the sleep was never cut short: the signal reached the main thread late each time")

@@ -12,58 +12,27 @@ import os
 import signal
 import sys
 import threading
-import time
 from typing import Any
 
 
 def deliver_again(unraisable: Any, *, previous: Any = sys.unraisablehook) -> None:
     """``sys.unraisablehook``: a Ctrl-C swallowed by a callback is raised again in the main thread
     (where the command handles it); anything else is reported as Python would."""
-    if not isinstance(unraisable.exc_value, KeyboardInterrupt):
-        previous(unraisable)
-        return
-    while True:
-        try:
-            _interrupt_main_thread()
-            return
-        except RuntimeError:  # at interpreter shutdown: stopping anyway
-            return
-        except KeyboardInterrupt:
-            # Under load the signal can come back before this hook returns: raised here, it
-            # would be swallowed as the first one was. Send it again.
-            continue
-
-
-def _interrupt_main_thread() -> None:
-    """A real SIGINT to the main thread, sent from another one until the main thread has taken it.
-
-    Raised in the main thread itself it would end in the hook, and only a signal wakes a main
-    thread that waits. One signal is not enough: landing between a blocking call's release of the
-    GIL and its system call, it is noticed only when the call returns (a 30 s sleep slept 30 s on
-    a busy machine). So the main thread takes it through a handler of ours, and the sender repeats
-    it until that handler has run (then the previous handler is back and raises as it would)."""
-    main_thread = threading.main_thread().ident or 0
-    if threading.get_ident() != main_thread:  # no handler can be set from here: one signal
-        _thread.start_new_thread(signal.pthread_kill, (main_thread, signal.SIGINT))
-        return
-    before = signal.getsignal(signal.SIGINT)
-
-    def taken(signum: int, frame: Any) -> Any:
-        signal.signal(signal.SIGINT, before)
-        if callable(before):
-            return before(signum, frame)
-        raise KeyboardInterrupt
-
-    def send_until_taken() -> None:
-        while signal.getsignal(signal.SIGINT) is taken:
+    if isinstance(unraisable.exc_value, KeyboardInterrupt):
+        # A real SIGINT to the main thread, sent from another one: raised in the main thread
+        # itself it would end in this hook, and only a signal wakes a main thread that waits.
+        main_thread = threading.main_thread().ident or 0
+        while True:
             try:
-                signal.pthread_kill(main_thread, signal.SIGINT)
-            except OSError:  # the main thread is gone
+                _thread.start_new_thread(signal.pthread_kill, (main_thread, signal.SIGINT))
                 return
-            time.sleep(0.05)
-
-    signal.signal(signal.SIGINT, taken)
-    _thread.start_new_thread(send_until_taken, ())
+            except RuntimeError:  # at interpreter shutdown: stopping anyway
+                return
+            except KeyboardInterrupt:
+                # Under load the signal can come back before this hook returns: raised here,
+                # it would be swallowed as the first one was. Send it again.
+                continue
+    previous(unraisable)
 
 
 def one_blas_thread() -> None:

@@ -66,7 +66,9 @@ async def _stdio_server(
 ) -> AsyncIterator[tuple[Process, BufferedByteReceiveStream]]:
     async with await anyio.open_process(
         [PYTHON, "-m", "hippograph", "serve"],
-        env=server_env(data_dir, models_dir),
+        # A crash in native code (an exit by SIGABRT once, with nothing on stderr) prints where
+        # each thread was.
+        env={**server_env(data_dir, models_dir), "PYTHONFAULTHANDLER": "1"},
         stderr=subprocess.PIPE,
     ) as process:
         assert process.stdout is not None
