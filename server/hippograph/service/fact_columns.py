@@ -11,14 +11,13 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from datetime import UTC, datetime, timedelta
+from datetime import UTC
 
 import numpy as np
 
 from hippograph.service.shaping import iso
-from hippograph.store.seam import UNKNOWN, FactTimes
+from hippograph.store.seam import UNKNOWN, FactTimes, moment
 
-_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 Rows = Sequence[int] | np.ndarray  # facts by row number
 
 
@@ -112,4 +111,4 @@ class FactColumns:
 
 def _iso(micros: int) -> str:
     """A time in microseconds since 1970 as ISO 8601 text (``shaping.iso``), "" where unknown."""
-    return "" if micros == UNKNOWN else iso(_EPOCH + timedelta(microseconds=micros)) or ""
+    return "" if micros == UNKNOWN else iso(moment(micros).replace(tzinfo=UTC)) or ""

@@ -24,7 +24,7 @@ import numpy as np
 from hippograph.domain.models import Entity, Fact
 from hippograph.store.entity_index import EntityIndex
 from hippograph.store.fact_times import UNKNOWN, FactTimes
-from hippograph.store.graph_values import ClaimKey, EdgeRow, SessionKey, claim_key
+from hippograph.store.graph_values import ClaimKey, EdgeRow, SessionKey, claim_key, moment
 from hippograph.store.index_view import EVERYWHERE
 from hippograph.store.vector_neighbours import Neighbours
 from hippograph.store.vector_rows import Filter, Hit, as_stored, fact_row, unit
@@ -54,6 +54,7 @@ __all__ = [
     "as_stored",
     "claim_key",
     "fact_row",
+    "moment",
     "unit",
 ]
 
