@@ -31,12 +31,19 @@ class CallsInFlight:
         self._running = 0
         self._closing = False
         self._last_ended = time.monotonic()  # when the last call ended (or counting began)
+        self._ended = 0
 
     @property
     def running(self) -> int:
         """How many calls are under way."""
         with self._changed:
             return self._running
+
+    @property
+    def ended(self) -> int:
+        """How many calls have ended."""
+        with self._changed:
+            return self._ended
 
     def idle_for(self) -> float:
         """Seconds since the last call ended, or 0 while one runs."""
@@ -61,6 +68,7 @@ class CallsInFlight:
         finally:
             with self._changed:
                 self._running -= 1
+                self._ended += 1
                 self._last_ended = time.monotonic()
                 self._changed.notify_all()
 

@@ -54,6 +54,7 @@ from hippograph.service.upkeep import CLOSE_COMPACT_MOST, ReconcileReport, Upkee
 from hippograph.service.usage import Usage
 from hippograph.service.writes import Writer
 from hippograph.store.backends import open_gaps, open_graph, open_topics, open_vectors
+from hippograph.store.code_pages import release_library_pages
 from hippograph.store.embed import Embedder, LazyEmbedder
 from hippograph.store.entity_index import EntityIndex
 from hippograph.store.name_typing import NameTyper
@@ -74,6 +75,9 @@ _VECTORS_IN_SYNC = "vectors_in_sync_with"
 _CALLS_END_S = 60.0
 # How long no call must have come before a swollen graph file is rewritten in the background.
 _COMPACT_IDLE_S = 600.0
+# The libraries' pages read while starting go back on the second of these ticks that finds a call
+# answered: 10-20 s after the first answer, the recogniser and the secret rules loaded by then.
+_START_CODE_TICK_S = 10.0
 
 
 class _RequestLocks:
@@ -182,6 +186,7 @@ class Memory(MemoryAPI):
         self.stores.write_lock.give_way = lambda: self._in_flight.closing and receipts.waiting()
         self._repairing = threading.Lock()
         self._warm_names = False  # a long-lived server loads the recogniser after its first call
+        self._answered_ticks = 0
 
     # What in-process callers (CLI, explorer, benchmarks, tests) reach directly.
     @property
@@ -406,6 +411,15 @@ class Memory(MemoryAPI):
         self._spawn("hippograph-index", 60.0, self.tune_indexes, first_run=True)
         self._spawn("hippograph-topics", 60.0, self._consolidate_if_due)
         self._spawn("hippograph-compaction", 60.0, self.compact_when_idle)
+        self._spawn("hippograph-start-code", _START_CODE_TICK_S, self._hand_back_start_code)
+
+    def _hand_back_start_code(self) -> None:
+        """Once started, hand the pages of library code read while starting back to the kernel
+        (``code_pages``, ~75 MB of RSS): what the calls run comes back as they run it."""
+        if self._in_flight.ended and self._answered_ticks < 2:
+            self._answered_ticks += 1
+            if self._answered_ticks == 2:
+                release_library_pages()
 
     def _consolidate_if_due(self) -> None:
         if self.consolidator.due():

@@ -39,7 +39,7 @@ def limit_malloc_arenas() -> bool:
     A ``MALLOC_ARENA_MAX`` set by the user wins; elsewhere than Linux, or with a libc without
     ``mallopt``, nothing happens.
     """
-    mallopt = _glibc("mallopt", ctypes.c_int, ctypes.c_int)
+    mallopt = glibc("mallopt", ctypes.c_int, ctypes.c_int)
     if mallopt is None or os.environ.get("MALLOC_ARENA_MAX"):
         return False
     return bool(mallopt(_M_ARENA_MAX, _ARENAS))
@@ -56,7 +56,7 @@ def map_large_allocations() -> bool:
     (2026-11-29; with jemalloc preloaded, whose live bytes stayed flat, also +1-5 MB: retention,
     not a leak). A ``MALLOC_MMAP_THRESHOLD_`` set by the user wins.
     """
-    mallopt = _glibc("mallopt", ctypes.c_int, ctypes.c_int)
+    mallopt = glibc("mallopt", ctypes.c_int, ctypes.c_int)
     if mallopt is None or os.environ.get("MALLOC_MMAP_THRESHOLD_"):
         return False
     return bool(mallopt(_M_MMAP_THRESHOLD, _MMAP_THRESHOLD))
@@ -66,7 +66,7 @@ def release_free_memory() -> None:
     """Return the free memory at the top and in the middle of glibc's heaps to the system
     (``malloc_trim(0)``, which walks the heaps: its cost grows with them). Call it after work
     that freed much (a checkpoint)."""
-    trim = _glibc("malloc_trim", ctypes.c_size_t)
+    trim = glibc("malloc_trim", ctypes.c_size_t)
     if trim is None:
         return
     started = time.perf_counter()
@@ -74,7 +74,7 @@ def release_free_memory() -> None:
     log.debug("malloc_trim took %.1f ms", (time.perf_counter() - started) * 1000)
 
 
-def _glibc(name: str, *argtypes: Any) -> Any:
+def glibc(name: str, *argtypes: Any) -> Any:
     """The C library's function ``name`` with these argument types, or None off Linux or when
     the libc has no such function."""
     if not sys.platform.startswith("linux"):

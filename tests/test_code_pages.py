@@ -1,0 +1,69 @@
+"""A started server hands the libraries' pages it read while starting back to the kernel
+(store/code_pages.py), once it has answered a call; Linux only."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from hippograph.service import memory as memory_module
+from hippograph.service.memory import Memory
+from hippograph.store.code_pages import _library_spans, release_library_pages
+
+linux_only = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="MADV_PAGEOUT is Linux's")
+
+
+def test_only_read_only_mappings_of_libraries_are_chosen(tmp_path: Path) -> None:
+    maps = tmp_path / "maps"
+    maps.write_text(
+        "7f0000000000-7f0000002000 r-xp 00000000 08:01 11 /usr/lib/libz.so.1.2.13\n"
+        "7f0000002000-7f0000003000 r--p 00002000 08:01 11 /usr/lib/libz.so.1.2.13\n"
+        "7f0000003000-7f0000004000 rw-p 00003000 08:01 11 /usr/lib/libz.so.1.2.13\n"
+        "7f0000010000-7f0000020000 r-xp 00000000 08:01 12 /venv/lancedb/_lancedb.abi3.so\n"
+        "7f0000020000-7f0000030000 r--p 00000000 08:01 13 /data/vectors.lance/data/0.lance\n"
+        "7f0000030000-7f0000040000 rw-p 00000000 00:00 0 \n"
+        "7f0000040000-7f0000041000 r-xp 00000000 00:00 0 [vdso]\n"
+        "7f0000050000-7f0000051000 r--p 00000000 08:01 14 /home/me/notes.so.txt\n"
+    )
+    assert list(_library_spans(str(maps))) == [
+        (0x7F0000000000, 0x7F0000002000),
+        (0x7F0000002000, 0x7F0000003000),
+        (0x7F0000010000, 0x7F0000020000),
+    ]
+
+
+def test_a_missing_maps_file_asks_nothing(tmp_path: Path) -> None:
+    assert release_library_pages(str(tmp_path / "no-maps")) == 0
+
+
+@linux_only
+def test_the_kernel_takes_the_request_for_every_library_mapping() -> None:
+    # Whether the pages leave RSS depends on who else maps them (the kernel keeps a page another
+    # process maps, as a second test worker does): bench.growth measures that, not this test.
+    spans = list(_library_spans("/proc/self/maps"))
+    assert len(spans) > 20
+    assert release_library_pages() == sum(end - start for start, end in spans)
+
+
+def test_the_pages_go_back_once_on_the_second_tick_after_a_call_is_answered(
+    memory: Memory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    asked: list[int] = []
+    monkeypatch.setattr(memory_module, "release_library_pages", lambda: asked.append(release_library_pages()))
+    memory._hand_back_start_code()
+    memory._hand_back_start_code()
+    assert asked == []  # no call answered yet: the server is still starting
+
+    memory.call("remember", {"content": "Noor keeps the spare router in the hall cupboard."})
+    memory._hand_back_start_code()  # the first tick that finds a call answered only arms
+    assert asked == []
+    memory._hand_back_start_code()
+    assert len(asked) == 1
+    memory._hand_back_start_code()
+    assert len(asked) == 1  # once
+
+    # The calls' code comes back as they run: nothing else changes.
+    hits = memory.call("search", {"query": "where is the spare router"}).results
+    assert hits and "hall cupboard" in hits[0].content
