@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import os
+import re
 import sys
 from pathlib import Path
 
@@ -12,7 +14,16 @@ from hippograph.service import memory as memory_module
 from hippograph.service.memory import Memory
 from hippograph.store.code_pages import _library_spans, release_library_pages
 
-linux_only = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="MADV_PAGEOUT is Linux's")
+
+def _kernel_has_pageout() -> bool:
+    """Linux 5.4 or later (MADV_PAGEOUT)."""
+    if not sys.platform.startswith("linux"):
+        return False
+    major, minor = (int(part) for part in re.findall(r"\d+", os.uname().release)[:2])
+    return (major, minor) >= (5, 4)
+
+
+linux_only = pytest.mark.skipif(not _kernel_has_pageout(), reason="MADV_PAGEOUT is Linux's, since 5.4")
 
 
 def test_only_read_only_mappings_of_libraries_are_chosen(tmp_path: Path) -> None:

@@ -12,7 +12,9 @@ fast.
 ``MADV_PAGEOUT`` (Linux 5.4 and later) asks the kernel to reclaim a mapping's pages now. A
 read-only mapping of a shared library holds clean copies of the file's pages: a page needed
 again is read back from the file, nothing is lost. The kernel keeps a page another process maps
-too (a second server on the machine: the page is shared, not counted twice in memory used).
+too (a second server on the machine: the page is shared, not counted twice in memory used); a
+page no process maps leaves the page cache as well, so the next process to run that code (a
+hook's command, say) reads it from the file once more.
 Writable mappings (the libraries' data) are left alone. Elsewhere than Linux, or on an older
 kernel, nothing happens.
 """
