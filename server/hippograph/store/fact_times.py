@@ -10,7 +10,6 @@ from typing import NamedTuple
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
 READ = ("id", "time", "session_id", "created_at")  # the columns ``aligned`` takes
 UNKNOWN = np.iinfo(np.int64).min  # the time of a fact not found: sorts first
@@ -29,6 +28,8 @@ class FactTimes(NamedTuple):
 
 def aligned(found: pa.Table, ids: Sequence[str]) -> FactTimes:
     """``found``'s columns (``READ``, one row a fact, in any order) for each of ``ids`` in turn."""
+    import pyarrow.compute as pc  # here, not with the seam that names FactTimes: 48 ms and 9 MB a process
+
     at = pc.index_in(pa.array(ids, pa.string()), value_set=found.column("id").combine_chunks())
     where = at.to_numpy(zero_copy_only=False)  # float, NaN for an id not found
     known = ~np.isnan(where)
@@ -52,5 +53,7 @@ def from_rows(rows: Sequence[tuple[object, ...]]) -> pa.Table:
 
 def _micros(times: pa.ChunkedArray) -> np.ndarray:
     """Timestamps as microseconds since 1970 (UTC), ``UNKNOWN`` where null."""
+    import pyarrow.compute as pc
+
     micros = pc.cast(times, _MICROS).cast(pa.int64()).fill_null(int(UNKNOWN))
     return np.asarray(micros.to_numpy(), dtype=np.int64)
