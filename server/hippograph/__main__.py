@@ -5,6 +5,8 @@ few seconds on a busy machine) is caught like one that lands later, instead of e
 traceback of whichever import it interrupted. One that lands inside a callback Python runs for
 itself (an import lock's weakref callback) cannot propagate from there: Python would print it as
 "Exception ignored" and drop it; ``deliver_again`` sends it to the main thread again instead.
+One that lands inside a library that turns it into an error of its own (pydantic-core building a
+model's serializer at import: a SchemaError) is still a stop: ``interrupt`` notes every Ctrl-C.
 """
 
 import _thread
@@ -12,7 +14,7 @@ import os
 import signal
 import sys
 import threading
-from typing import Any
+from typing import Any, NoReturn
 
 
 def deliver_again(unraisable: Any, *, previous: Any = sys.unraisablehook) -> None:
@@ -35,6 +37,16 @@ def deliver_again(unraisable: Any, *, previous: Any = sys.unraisablehook) -> Non
     previous(unraisable)
 
 
+INTERRUPTED: list[int] = []  # the Ctrl-Cs received, noted before they are raised
+
+
+def interrupt(signum: int, frame: Any) -> None:
+    """The SIGINT handler until serving starts: Python's own (raise ``KeyboardInterrupt``),
+    noting first that the user asked to stop, whatever the exception turns into on its way up."""
+    INTERRUPTED.append(signum)
+    raise KeyboardInterrupt
+
+
 def one_blas_thread() -> None:
     """numpy's matrix products run on one thread unless the user says otherwise (before numpy
     loads: OpenBLAS reads it once). Ours are small (a query against at most the few thousand
@@ -45,17 +57,26 @@ def one_blas_thread() -> None:
 
 def main() -> int:
     sys.unraisablehook = deliver_again
+    signal.signal(signal.SIGINT, interrupt)
     one_blas_thread()
     try:
         from hippograph.cli import main as run
 
         return run()
+    except Exception:
+        if not INTERRUPTED:
+            raise
+        stopped()
     except KeyboardInterrupt:
-        # Reached only before a server serves (serving handles Ctrl-C itself and exits 0): no
-        # call was answered yet. The threads opening the stores are not waited for; a store is
-        # safe to leave at any moment (kill -9 included).
-        print("hippograph: stopped", file=sys.stderr, flush=True)
-        os._exit(130)
+        stopped()
+
+
+def stopped() -> NoReturn:
+    """Reached only before a server serves (serving handles Ctrl-C itself and exits 0): no call
+    was answered yet. The threads opening the stores are not waited for; a store is safe to leave
+    at any moment (kill -9 included)."""
+    print("hippograph: stopped", file=sys.stderr, flush=True)
+    os._exit(130)
 
 
 if __name__ == "__main__":

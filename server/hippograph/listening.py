@@ -8,8 +8,8 @@ explorer) therefore uses ``HeadTimeoutProtocol``: a connection that has not comp
 head ``header_timeout_s`` after it opened, or after its last response, is closed, and a
 connection beyond ``max_connections`` is closed as soon as it is accepted.
 
-A listener run in the foreground stops on SIGTERM as on Ctrl-C (``sigterm_as_interrupt``), so
-its caller's ``finally`` closes the memory (owner.json unpublished, stores closed).
+A listener run in the foreground stops on SIGTERM as on Ctrl-C (``stop_signals``), so its
+caller's ``finally`` closes the memory (owner.json unpublished, stores closed).
 """
 
 from __future__ import annotations
@@ -86,18 +86,22 @@ def uvicorn_config(
 
 
 @contextmanager
-def sigterm_as_interrupt() -> Iterator[None]:
+def stop_signals() -> Iterator[None]:
     """Inside, SIGTERM raises ``KeyboardInterrupt`` as Ctrl-C does (uvicorn, having shut down
-    gracefully on either, raises the signal again on its way out)."""
+    gracefully on either, raises the signal again on its way out), and Ctrl-C has Python's own
+    handler, whatever the start-up put there: asyncio's runner stops its task gracefully on a
+    Ctrl-C only under that handler."""
 
     def interrupt(signum: int, frame: FrameType | None) -> None:
         raise KeyboardInterrupt
 
-    previous = signal.signal(signal.SIGTERM, interrupt)
+    previous_term = signal.signal(signal.SIGTERM, interrupt)
+    previous_int = signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         yield
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        signal.signal(signal.SIGINT, previous_int)
+        signal.signal(signal.SIGTERM, previous_term)
 
 
 @contextmanager

@@ -33,7 +33,7 @@ from starlette.routing import Mount, Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from hippograph.config import Settings, is_loopback
-from hippograph.listening import sigterm_as_interrupt, uvicorn_config
+from hippograph.listening import stop_signals, uvicorn_config
 from hippograph.mcp_app import MemoryServer
 
 log = logging.getLogger(__name__)
@@ -130,7 +130,7 @@ def served_url(settings: Settings) -> str:
 
 def run(server: MemoryServer, settings: Settings) -> None:
     """Serve until the client leaves (stdio) or a SIGINT or SIGTERM (then ``KeyboardInterrupt``)."""
-    with sigterm_as_interrupt():
+    with stop_signals():
         if settings.transport == "stdio":
             server.run("stdio")
             return

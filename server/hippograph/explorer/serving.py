@@ -11,7 +11,7 @@ import uvicorn
 from hippograph.api import MemoryAPI
 from hippograph.config import is_loopback
 from hippograph.explorer.app import LOOPBACK_HOSTS, build_app
-from hippograph.listening import sigterm_as_interrupt, uvicorn_config
+from hippograph.listening import stop_signals, uvicorn_config
 
 DEFAULT_PORT = 8766
 _WILDCARD_BINDS = ("0.0.0.0", "::", "")
@@ -92,5 +92,5 @@ def serve(
     Logs go through ``logging`` (stderr), never stdout."""
     port = sock.getsockname()[1]
     server = uvicorn_server(memory, host, port, allowed_hosts=allowed_hosts, scope=scope)
-    with sigterm_as_interrupt():
+    with stop_signals():
         server.run(sockets=[sock])
