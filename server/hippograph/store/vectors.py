@@ -21,6 +21,7 @@ import numpy as np
 from hippograph.store.cache_budget import DEFAULT_SHARES, CacheBudget
 from hippograph.store.fact_times import READ, FactTimes, aligned
 from hippograph.store.held_vectors import FactRows, HeldVectors
+from hippograph.store.lance_queries import nearest_rows, text_rows
 from hippograph.store.lance_tables import (
     connect,
     damage,
@@ -356,12 +357,15 @@ class LanceVectorStore:
             if isinstance(matrix, Matrix):
                 return matrix.search(vector, k, where.scopes if where else None)
         self._flush_for_read()
-        query = self._tables[table].search(vector.astype(np.float32)).distance_type("cosine").limit(k)
-        query = query.nprobes(_NPROBES).refine_factor(REFINE)
-        clause = where.sql() if where else None
-        if clause:
-            query = query.where(clause, prefilter=True)
-        rows = query.select(["id", "_distance"]).to_list()
+        rows = nearest_rows(
+            self._tables[table],
+            vector.astype(np.float32),
+            k,
+            where.sql() if where else None,
+            ["id", "_distance"],
+            nprobes=_NPROBES,
+            refine=REFINE,
+        ).to_pylist()
         return [Hit(r["id"], 1.0 - float(r["_distance"]), i) for i, r in enumerate(rows, 1)]
 
     @queried
@@ -444,11 +448,8 @@ class LanceVectorStore:
         if not text.strip():
             return []
         self._flush_for_read()
-        query = self._tables[table].search(text, query_type="fts").limit(k)
         clause = where.sql() if where else None
-        if clause:
-            query = query.where(clause, prefilter=True)
-        rows = query.select(["id", "_score"]).to_list()
+        rows = text_rows(self._tables[table], text, k, clause, ["id", "_score"]).to_pylist()
         return [Hit(r["id"], float(r["_score"]), i) for i, r in enumerate(rows, 1)]
 
     def versions(self) -> str:
