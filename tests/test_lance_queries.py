@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from hippograph.service.memory import Memory
-from hippograph.store.lance_queries import nearest_rows, text_rows
+from hippograph.store.lance_queries import NPROBES, REFINE, nearest_rows, scan, text_rows
 from hippograph.store.vectors import Filter
 
 pytestmark = pytest.mark.embedded
@@ -57,10 +57,10 @@ def test_a_vector_query_returns_the_rows_the_sync_api_does(
     clause = where.sql() if where else None
     for text in TEXTS:
         vector = np.asarray(memory.embedder.embed([text])[0], dtype=np.float32)
-        sync = table.search(vector).distance_type("cosine").limit(5).nprobes(20).refine_factor(4)
+        sync = table.search(vector).distance_type("cosine").limit(5).nprobes(NPROBES).refine_factor(REFINE)
         sync = sync.where(clause, prefilter=True) if clause else sync
         expected = _rows(sync.select(["id", "_distance"]).to_arrow(), "_distance")
-        got = nearest_rows(table, vector, 5, clause, ["id", "_distance"], nprobes=20, refine=4)
+        got = nearest_rows(table, vector, 5, clause, ["id", "_distance"])
         assert _rows(got, "_distance") == expected
         assert expected  # every filter admits some rows
 
@@ -89,3 +89,12 @@ def _by_score(rows: list[tuple[str, float]], full: bool) -> dict[float, set[str]
     if full:
         del grouped[rows[-1][1]]
     return dict(grouped)
+
+
+@pytest.mark.parametrize("where", FILTERS)
+def test_a_scan_returns_the_rows_the_sync_api_does(table: Any, where: Filter | None) -> None:
+    clause = where.sql() if where else None
+    sync = table.search().select(["id", "scope", "vector"]).limit(None)
+    expected = (sync.where(clause) if clause else sync).to_arrow().sort_by("id")
+    got = scan(table, clause, ["id", "scope", "vector"]).sort_by("id")
+    assert got.num_rows and got.equals(expected)

@@ -15,7 +15,7 @@ import os
 import sys
 import threading
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
 from typing import Any, TypeVar
@@ -179,13 +179,6 @@ def queried(read: Callable[..., R]) -> Callable[..., R]:
         return guarded(self, table, *args, **kwargs)
 
     return whole
-
-
-def scan(table: Any, clause: str | None, columns: Sequence[str]) -> Any:
-    """``columns`` of the rows of a LanceDB table that ``clause`` admits (all without one), as an
-    Arrow table."""
-    query = table.search().select(list(columns)).limit(None)
-    return (query.where(clause) if clause else query).to_arrow()
 
 
 def recreate_table(db: Any, name: str, *, dim: int, model: str) -> Any:

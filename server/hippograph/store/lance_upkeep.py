@@ -82,7 +82,7 @@ def left_unfolded(tables: Iterable[Any]) -> Appends:
 
 
 # The ANN index: IVF partitions of RaBitQ codes (1 bit a dimension, ~65 B a row with its row id
-# and factors), each query's candidates re-ranked by their stored vectors (``vectors.REFINE``).
+# and factors), each query's candidates re-ranked by their stored vectors (``lance_queries.REFINE``).
 # It replaced IVF-HNSW-SQ (8-bit codes and graph links, ~580 B a row), whose partitions must sit
 # in LanceDB's index cache: at 100k facts (a 55 MB index) with the memory budget's 32 MiB, a
 # filtered top-40 took 160 ms p50, 19 ms with 64 MiB. IVF-RQ with re-ranking, same 32 MiB: 21 ms,

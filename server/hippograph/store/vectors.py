@@ -21,7 +21,7 @@ import numpy as np
 from hippograph.store.cache_budget import DEFAULT_SHARES, CacheBudget
 from hippograph.store.fact_times import READ, FactTimes, aligned
 from hippograph.store.held_vectors import FactRows, HeldVectors
-from hippograph.store.lance_queries import nearest_rows, text_rows
+from hippograph.store.lance_queries import NPROBES, REFINE, nearest_rows, scan, text_rows
 from hippograph.store.lance_tables import (
     connect,
     damage,
@@ -30,7 +30,6 @@ from hippograph.store.lance_tables import (
     readable,
     recreate_table,
     rewrite_table,
-    scan,
 )
 from hippograph.store.lance_upkeep import ANN_MIN_ROWS, ann_segments, ensure_ann_index, left_unfolded
 from hippograph.store.vector_matrix import Matrix
@@ -44,11 +43,6 @@ log = logging.getLogger(__name__)
 _TABLES = ("facts", "entities")
 _KEEP_VERSIONS = timedelta(minutes=1)
 _KEEP_CLOSING = timedelta(seconds=1)  # no search is in flight once the store closes
-# With the ANN index (``lance_upkeep.ANN_INDEX_TYPE``), probe 20 partitions and re-rank 4x the
-# candidates asked for by their stored vectors: the 1-bit codes alone found 0.70 of the exact
-# top-40 at 100k facts, re-ranked 0.91, for ~7 ms more (14 -> 21 ms p50; 2026-11-29).
-_NPROBES = 20
-REFINE = 4
 # Writes are buffered and written by a background thread this long after the first one, in
 # one LanceDB add (or by the next read, first, so every read sees every acknowledged write).
 # A LanceDB add costs ~10 ms and a version whatever its size; buffered, a remember costs an
@@ -347,8 +341,9 @@ class LanceVectorStore:
     def similarities(self, table: str, ids: Sequence[str], vector: np.ndarray) -> dict[str, float]:
         """Cosine similarity of ``vector`` to each of these rows (ids not indexed are left out)."""
         self._flush_for_read()
-        rows = self._tables[table].search().where(f"id IN {id_list(ids)}").select(["id", "vector"])
-        return cosines(rows.limit(None).to_arrow(), vector) if ids else {}
+        if not ids:
+            return {}
+        return cosines(scan(self._tables[table], f"id IN {id_list(ids)}", ["id", "vector"]), vector)
 
     @queried
     def vector_search(self, table: str, vector: np.ndarray, k: int, where: Filter | None = None) -> list[Hit]:
@@ -357,15 +352,9 @@ class LanceVectorStore:
             if isinstance(matrix, Matrix):
                 return matrix.search(vector, k, where.scopes if where else None)
         self._flush_for_read()
-        rows = nearest_rows(
-            self._tables[table],
-            vector.astype(np.float32),
-            k,
-            where.sql() if where else None,
-            ["id", "_distance"],
-            nprobes=_NPROBES,
-            refine=REFINE,
-        ).to_pylist()
+        clause = where.sql() if where else None
+        found = nearest_rows(self._tables[table], vector.astype(np.float32), k, clause, ["id", "_distance"])
+        rows = found.to_pylist()
         return [Hit(r["id"], 1.0 - float(r["_distance"]), i) for i, r in enumerate(rows, 1)]
 
     @queried
@@ -388,7 +377,7 @@ class LanceVectorStore:
         clause = where.sql()
         # One vector (a remember) as a plain query: the batch form costs ~0.3 ms more.
         asked = queries[0] if len(queries) == 1 else list(queries)
-        search = pinned.search(asked).distance_type("cosine").limit(k).nprobes(_NPROBES).refine_factor(REFINE)
+        search = pinned.search(asked).distance_type("cosine").limit(k).nprobes(NPROBES).refine_factor(REFINE)
         if clause:
             search = search.where(clause, prefilter=True)
         found = search.select(["id", "vector", "_distance"]).to_arrow()
