@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from hippograph.store import vectors as vectors_module
 from hippograph.store.cache_budget import DEFAULT_SHARES
 from hippograph.store.held_vectors import FactRows
 from hippograph.store.vectors import Filter, LanceVectorStore
@@ -149,3 +150,46 @@ def test_an_update_of_columns_not_held_keeps_the_facts_and_a_status_is_set_in_pl
         assert _row(6)["id"] not in {h.id for h in store.nearest("facts", vectors[6:7], 4, active)[0]}
     finally:
         store.close()
+
+
+def test_held_facts_answer_a_searchs_vector_channel_as_lancedb_does(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    held = LanceVectorStore(tmp_path / "held", dim=DIM, model="m")
+    bare = LanceVectorStore(
+        tmp_path / "bare", dim=DIM, model="m", cache=dataclasses.replace(DEFAULT_SHARES, held_vectors=0)
+    )
+    vectors = _vectors(90, seed=5)
+    asked = [
+        None,
+        Filter(statuses=["staged", "confirmed"], scopes=["global", "project:a"]),
+        Filter(scopes=["project:b"]),
+        Filter(statuses=["staged"], kinds=["fact"]),  # a filter the held rows cannot apply: LanceDB
+    ]
+    try:
+        for store in (held, bare):
+            store.add("facts", [_row(i, "confirmed" if i % 7 == 0 else "staged") for i in range(90)], vectors)
+        for query in _vectors(5, seed=13):
+            for where in asked:
+                lancedb = bare.vector_search("facts", query, 10, where)
+                with monkeypatch.context() as patched:
+                    if where is None or not where.kinds:  # answered from numpy: LanceDB is not asked
+                        patched.setattr(vectors_module, "nearest_rows", _not_asked)
+                    mine = held.vector_search("facts", query, 10, where)
+                assert [h.id for h in mine] == [h.id for h in lancedb] and len(mine) == 10
+                # LanceDB's cosine of the half-precision vectors, here their dot product with the query.
+                assert np.allclose([h.score for h in mine], [h.score for h in lancedb], atol=2e-3)
+        ids = [_row(i)["id"] for i in range(0, 90, 3)] + ["f_00000000000000ff"]  # the last one unknown
+        lancedb_sims = bare.similarities("facts", ids, vectors[0])
+        with monkeypatch.context() as patched:
+            patched.setattr(vectors_module, "scan", _not_asked)
+            mine_sims = held.similarities("facts", ids, vectors[0])
+        assert mine_sims.keys() == lancedb_sims.keys() == set(ids[:-1])
+        assert np.allclose([mine_sims[i] for i in ids[:-1]], [lancedb_sims[i] for i in ids[:-1]], atol=2e-3)
+    finally:
+        held.close()
+        bare.close()
+
+
+def _not_asked(*args: Any) -> None:
+    raise AssertionError("LanceDB was queried")

@@ -5,8 +5,9 @@ A LanceDB query costs ~3-5 ms whatever the table's size (10 ms of a 31 ms rememb
 
 - the entities (``Matrix``, unit vectors): ``vector_search`` by name;
 - the facts (``FactRows``, the vectors as the index stores them, with scope and status):
-  ``nearest``, which finds a remember's similar facts, exactly (LanceDB proposes candidates
-  from its ANN index, which may miss one).
+  ``nearest``, which finds a remember's similar facts, and ``vector_search`` under a filter on
+  scope and status only (a search's vector channel), exactly (LanceDB proposes candidates from
+  its ANN index, which may miss one).
 
 Each is read from the table on first use and kept in step by the store's writes, under the
 store's buffer lock; past its row limit it is dropped and LanceDB answers. A quarter of the
@@ -22,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from hippograph.store.vector_matrix import Matrix
-from hippograph.store.vector_rows import Hit, as_stored
+from hippograph.store.vector_rows import Filter, Hit, as_stored, unit
 
 _CAPACITY = 1024  # rows a FactRows makes room for at first; it doubles as it fills
 # The columns each held table keeps of a row (besides its id): an update of other ones changes nothing.
@@ -117,6 +118,15 @@ class FactRows:
             hits.append([Hit(fid, sim, rank) for rank, (sim, fid) in enumerate(found[:k], 1)])
         return hits
 
+    def similarities(self, ids: Sequence[str], vector: np.ndarray) -> dict[str, float]:
+        """id -> cosine of ``vector`` with each of ``ids`` held (as ``vector_rows.cosines``)."""
+        n, _, vectors, _, _ = self._view
+        rows = {fid: at for fid in ids if (at := self._row.get(fid)) is not None and at < n}
+        picked = vectors[list(rows.values())]
+        norms = np.linalg.norm(picked, axis=1)
+        sims = picked @ unit(vector) / np.where(norms > 0, norms, 1.0)
+        return dict(zip(rows, map(float, sims), strict=True))
+
     @classmethod
     def read(cls, table: Any, dim: int, buffered: Mapping[str, Mapping[str, Any]]) -> FactRows:
         """The table's rows, then the ``buffered`` ones (id -> row) not yet written to it."""
@@ -205,3 +215,19 @@ class HeldVectors:
         """Drop what is held of ``tables`` (all without): read again on next use."""
         for table in tables or list(self._held):
             self._held.pop(table, None)
+
+
+def held_search(
+    held: Matrix | FactRows | None, vector: np.ndarray, k: int, where: Filter | None
+) -> list[Hit] | None:
+    """A vector search's ``k`` best rows from a held table, exactly, or None where LanceDB must
+    answer: no table held, or a filter on more than scope (entities) or scope and status (facts).
+    ~0.3 ms at 6k facts where a LanceDB query for a search's 120 candidates took ~8 (2026-11-30)."""
+    scopes, statuses = (where.scopes, where.statuses) if where else (None, None)
+    if where is not None and where != Filter(statuses=statuses, scopes=scopes):
+        return None
+    if isinstance(held, Matrix) and statuses is None:
+        return held.search(vector, k, scopes)
+    if isinstance(held, FactRows):
+        return held.nearest(unit(vector)[None], k, scopes, statuses)[0]
+    return None

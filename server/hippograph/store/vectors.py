@@ -20,7 +20,7 @@ import numpy as np
 
 from hippograph.store.cache_budget import DEFAULT_SHARES, CacheBudget
 from hippograph.store.fact_times import READ, FactTimes, aligned
-from hippograph.store.held_vectors import FactRows, HeldVectors
+from hippograph.store.held_vectors import FactRows, HeldVectors, held_search
 from hippograph.store.lance_queries import NPROBES, REFINE, nearest_rows, scan, text_rows
 from hippograph.store.lance_tables import (
     connect,
@@ -340,6 +340,8 @@ class LanceVectorStore:
     @queried
     def similarities(self, table: str, ids: Sequence[str], vector: np.ndarray) -> dict[str, float]:
         """Cosine similarity of ``vector`` to each of these rows (ids not indexed are left out)."""
+        if table == "facts" and isinstance(held := self._held_table("facts"), FactRows):
+            return held.similarities(ids, vector)
         self._flush_for_read()
         if not ids:
             return {}
@@ -347,10 +349,9 @@ class LanceVectorStore:
 
     @queried
     def vector_search(self, table: str, vector: np.ndarray, k: int, where: Filter | None = None) -> list[Hit]:
-        if table == "entities" and (where is None or where == Filter(scopes=where.scopes)):
-            matrix = self._held_table("entities")
-            if isinstance(matrix, Matrix):
-                return matrix.search(vector, k, where.scopes if where else None)
+        held = held_search(self._held_table(table), vector, k, where)
+        if held is not None:
+            return held
         self._flush_for_read()
         clause = where.sql() if where else None
         found = nearest_rows(self._tables[table], vector.astype(np.float32), k, clause, ["id", "_distance"])
