@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from hippograph.store.lance_queries import scan
 from hippograph.store.vector_matrix import Matrix
 from hippograph.store.vector_rows import Filter, Hit, as_stored, unit
 
@@ -130,12 +131,26 @@ class FactRows:
     @classmethod
     def read(cls, table: Any, dim: int, buffered: Mapping[str, Mapping[str, Any]]) -> FactRows:
         """The table's rows, then the ``buffered`` ones (id -> row) not yet written to it."""
-        data = table.search().select(["id", "scope", "status", "vector"]).limit(None).to_arrow()
+        data = scan(table, None, ["id", "scope", "status", "vector"])
         held = cls(dim)
         vectors = np.asarray(data.column("vector").combine_chunks().flatten(), dtype=np.float32)
-        held.add(data.select(["id", "scope", "status"]).to_pylist(), vectors.reshape(-1, dim))
+        ids, scopes, statuses = (data.column(name).to_pylist() for name in ("id", "scope", "status"))
+        held._extend(ids, scopes, statuses, vectors.reshape(-1, dim))
         held.add(buffered.values(), (r["vector"] for r in buffered.values()))
         return held
+
+    def _extend(self, ids: list[str], scopes: list[str], statuses: list[str], vectors: np.ndarray) -> None:
+        """Rows read from the table (stored vectors, ids not held yet) in one step: row by row,
+        6k facts took ~45 ms of a first search or remember."""
+        start, end = len(self._ids), len(self._ids) + len(ids)
+        while len(self._vectors) < end:
+            self._grow()
+        self._vectors[start:end] = vectors
+        self._scopes[start:end] = [self._code(scope) for scope in scopes]
+        self._statuses[start:end] = [self._code(status) for status in statuses]
+        self._row.update(zip(ids, range(start, end), strict=True))
+        self._ids.extend(ids)
+        self._view = (len(self._ids), self._ids, *self._arrays())
 
 
 class HeldVectors:

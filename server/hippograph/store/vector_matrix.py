@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from hippograph.store.lance_queries import scan
 from hippograph.store.vector_rows import Hit
 
 
@@ -25,11 +26,12 @@ class Matrix:
     @classmethod
     def read(cls, table: Any, dim: int, buffered: Mapping[str, Mapping[str, Any]]) -> Matrix:
         """The table's rows, and the ``buffered`` ones (id -> row) not yet written to it."""
-        data = table.search().select(["id", "scope", "vector"]).limit(None).to_arrow()
+        data = scan(table, None, ["id", "scope", "vector"])
         vectors = np.asarray(data.column("vector").combine_chunks().flatten(), dtype=np.float32)
         ids = data.column("id").to_pylist()
         matrix = cls(ids, data.column("scope").to_pylist(), vectors.reshape(-1, dim))
-        rows = [r for eid, r in buffered.items() if eid not in set(ids)]
+        read = set(ids)
+        rows = [r for eid, r in buffered.items() if eid not in read]
         if not rows:
             return matrix
         more = [str(r["id"]) for r in rows], [str(r["scope"]) for r in rows]
