@@ -40,13 +40,14 @@ def _run(query: Any) -> Any:
 
 def nearest_rows(
     table: Any,
-    vector: np.ndarray,
+    vector: np.ndarray | Sequence[np.ndarray],
     k: int,
     clause: str | None,
     columns: Sequence[str],
 ) -> Any:
     """``columns`` (``_distance`` among them if asked) of the ``k`` rows of ``table`` nearest
-    ``vector`` by cosine among those ``clause`` admits (filtered first), as an Arrow table."""
+    ``vector`` by cosine among those ``clause`` admits (filtered first), as an Arrow table; for a
+    list of vectors, the ``k`` nearest each, its number in ``query_index``."""
     query = table._table.query().nearest_to(vector).distance_type("cosine").limit(k)
     query = query.nprobes(NPROBES).refine_factor(REFINE).select(list(columns))
     return _run(query.where(clause) if clause else query)

@@ -21,7 +21,7 @@ import numpy as np
 from hippograph.store.cache_budget import DEFAULT_SHARES, CacheBudget
 from hippograph.store.fact_times import READ, FactTimes, aligned
 from hippograph.store.held_vectors import FactRows, HeldVectors, held_search
-from hippograph.store.lance_queries import NPROBES, REFINE, nearest_rows, scan, text_rows
+from hippograph.store.lance_queries import nearest_rows, scan, text_rows
 from hippograph.store.lance_tables import (
     connect,
     damage,
@@ -378,10 +378,7 @@ class LanceVectorStore:
         clause = where.sql()
         # One vector (a remember) as a plain query: the batch form costs ~0.3 ms more.
         asked = queries[0] if len(queries) == 1 else list(queries)
-        search = pinned.search(asked).distance_type("cosine").limit(k).nprobes(NPROBES).refine_factor(REFINE)
-        if clause:
-            search = search.where(clause, prefilter=True)
-        found = search.select(["id", "vector", "_distance"]).to_arrow()
+        found = nearest_rows(pinned, asked, k, clause, ["id", "vector", "_distance"])
         indexes = found.column("query_index").to_pylist() if "query_index" in found.column_names else []
         ids = [str(fid) for fid in found.column("id").to_pylist()] + [
             str(r["id"]) for r in pending if where.matches(r)
