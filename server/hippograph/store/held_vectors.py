@@ -24,7 +24,7 @@ import numpy as np
 
 from hippograph.store.lance_queries import scan
 from hippograph.store.vector_matrix import Matrix
-from hippograph.store.vector_rows import Filter, Hit, as_stored, unit
+from hippograph.store.vector_rows import Filter, Hit, as_stored, cosines_of, unit
 
 _CAPACITY = 1024  # rows a FactRows makes room for at first; it doubles as it fills
 # The columns each held table keeps of a row (besides its id): an update of other ones changes nothing.
@@ -123,9 +123,7 @@ class FactRows:
         """id -> cosine of ``vector`` with each of ``ids`` held (as ``vector_rows.cosines``)."""
         n, _, vectors, _, _ = self._view
         rows = {fid: at for fid in ids if (at := self._row.get(fid)) is not None and at < n}
-        picked = vectors[list(rows.values())]
-        norms = np.linalg.norm(picked, axis=1)
-        sims = picked @ unit(vector) / np.where(norms > 0, norms, 1.0)
+        sims = cosines_of(vectors[list(rows.values())], vector)
         return dict(zip(rows, map(float, sims), strict=True))
 
     @classmethod

@@ -25,7 +25,7 @@ from hippograph.store import pg_text
 from hippograph.store.fact_times import READ, FactTimes, aligned, from_rows
 from hippograph.store.pg_database import VECTOR_FACTS_TIME, PgDatabase, no_value_statistics
 from hippograph.store.vector_neighbours import Neighbours, nearest, quantised
-from hippograph.store.vector_rows import Filter, Hit, as_stored, ranked, unit
+from hippograph.store.vector_rows import Filter, Hit, as_stored, cosines_of, ranked, unit
 
 _TABLES = {"facts": "hg_vec_facts", "entities": "hg_vec_entities"}
 _STATE = {"facts": "status", "entities": "type"}  # what ids() reports of each row
@@ -236,9 +236,7 @@ class PgVectorStore:
             ).fetchall()
         if not rows:
             return {}
-        stored = np.stack([_floats(v) for _, v in rows])
-        norms = np.linalg.norm(stored, axis=1)
-        sims = stored @ unit(vector) / np.where(norms > 0, norms, 1.0)
+        sims = cosines_of(np.stack([_floats(v) for _, v in rows]), vector)
         return {str(rid): float(sim) for (rid, _), sim in zip(rows, sims, strict=True)}
 
     def vector_search(self, table: str, vector: np.ndarray, k: int, where: Filter | None = None) -> list[Hit]:

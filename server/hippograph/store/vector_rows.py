@@ -48,9 +48,14 @@ def cosines(rows: Any, vector: Any) -> dict[str, float]:
     if not ids:
         return {}
     stored = np.asarray(rows.column("vector").to_pylist(), dtype=np.float32).reshape(len(ids), -1)
+    return dict(zip(ids, map(float, cosines_of(stored, vector)), strict=True))
+
+
+def cosines_of(stored: np.ndarray, vector: Any) -> np.ndarray:
+    """The cosine similarity of ``vector`` to each row of ``stored`` (0 for a zero row)."""
     norms = np.linalg.norm(stored, axis=1)
-    sims = stored @ unit(vector) / np.where(norms > 0, norms, 1.0)
-    return dict(zip(ids, map(float, sims), strict=True))
+    sims: np.ndarray = stored @ unit(vector) / np.where(norms > 0, norms, 1.0)
+    return sims
 
 
 def as_stored(vector: Any) -> np.ndarray:
