@@ -168,6 +168,50 @@ def test_the_background_fold_waits_until_enough_appends_wait(tmp_path: Path) -> 
     store.close()
 
 
+def test_appends_due_for_a_fold_wake_the_background_job_while_folds_take_their_share_of_the_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = LanceVectorStore(tmp_path / "vectors", dim=16, model="test-model")
+    ids, rows, vectors = _random_rows(2 * lance_upkeep.FOLD_FRAGMENTS)
+
+    def append(i: int) -> None:
+        store.add("facts", rows[i : i + 1], vectors[i : i + 1])
+        store.flush()  # one fragment each
+
+    for i in range(lance_upkeep.FOLD_FRAGMENTS - 1):
+        append(i)
+    assert not store.fold_wanted.is_set()
+    append(lance_upkeep.FOLD_FRAGMENTS - 1)
+    assert store.fold_wanted.is_set()  # due: the job is woken, not left to its next tick
+    store.fold_wanted.clear()
+    assert store.optimize(when_due=True) is True
+    # Folding already takes more than its share of the time: the job's tick folds, unwoken.
+    monkeypatch.setattr(lance_upkeep, "FOLD_SHARE", 1e-9)
+    for i in range(lance_upkeep.FOLD_FRAGMENTS, len(ids)):
+        append(i)
+    assert not store.fold_wanted.is_set()
+    assert store.optimize(when_due=True) is True
+    assert store.count("facts") == len(ids)
+    store.close()
+
+
+@pytest.mark.embedded  # PostgreSQL folds nothing
+def test_a_served_memory_folds_appends_once_due_not_at_its_next_minute(
+    memory: Memory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(lance_upkeep, "FOLD_FRAGMENTS", 3)
+    memory.start_background()  # its index job: at once, then every minute, and when woken
+    vectors = memory.vectors
+    assert isinstance(vectors, LanceVectorStore)
+    for i in range(3):
+        memory.remember(f"Build {i} of the staging cluster passed on the second try.")
+        vectors.flush()  # one fragment each, at least
+    deadline = time.monotonic() + 20
+    while vectors._appends.fragments and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert vectors._appends.fragments == 0
+
+
 def test_a_close_leaves_a_large_tables_appends_to_the_next_process_which_folds_them_at_once(
     tmp_path: Path,
 ) -> None:

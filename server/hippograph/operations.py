@@ -57,9 +57,10 @@ class Operation:
     signature: inspect.Signature  # without self; annotations resolved
     result: Any  # the return type
 
-    @property
+    @functools.cached_property
     def tool_signature(self) -> inspect.Signature:
-        """The parameters an MCP client sees: the internal ones left out."""
+        """The parameters an MCP client sees: the internal ones left out (made once: every tool
+        call checks its arguments' names against them)."""
         return self.signature.replace(
             parameters=[p for p in self.signature.parameters.values() if not _is_internal(p.annotation)]
         )

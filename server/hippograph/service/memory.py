@@ -39,6 +39,7 @@ from hippograph.domain.errors import IndexDamaged, InvalidInput, StoreError
 from hippograph.domain.models import RecallOut, SearchOut
 from hippograph.retrieval.retriever import NO_CONFIDENT_MATCH, Retriever
 from hippograph.service import import_mcp, screening, transfer
+from hippograph.service.background import BackgroundJobs
 from hippograph.service.consolidation import Consolidator
 from hippograph.service.curation import PURGE_PENDING, Curator, finish_purge
 from hippograph.service.explain import Explainer
@@ -177,8 +178,7 @@ class Memory(MemoryAPI):
             raise StoreError(
                 f"the service does not implement {sorted(missing)}"
             )  # a bug, caught by every test
-        self._stop = threading.Event()
-        self._threads: list[threading.Thread] = []
+        self._jobs = BackgroundJobs()
         self._closed = False
         self._requests = _RequestLocks()
         self._in_flight = CallsInFlight()
@@ -407,11 +407,13 @@ class Memory(MemoryAPI):
         long-lived servers). The NER model starts loading once the first call is answered (``_run``)."""
         self._warm_names = True
         if self.settings.maintenance_interval_s > 0:
-            self._spawn("hippograph-maintenance", self.settings.maintenance_interval_s, self.maintain)
-        self._spawn("hippograph-index", 60.0, self.tune_indexes, first_run=True)
-        self._spawn("hippograph-topics", 60.0, self._consolidate_if_due)
-        self._spawn("hippograph-compaction", 60.0, self.compact_when_idle)
-        self._spawn("hippograph-start-code", _START_CODE_TICK_S, self._hand_back_start_code)
+            self._jobs.spawn("hippograph-maintenance", self.settings.maintenance_interval_s, self.maintain)
+        # At once, and when appends wait to be folded (lance_upkeep.FOLD_SHARE), else every minute.
+        index_job, fold_wanted = self.tune_indexes, self.vectors.fold_wanted
+        self._jobs.spawn("hippograph-index", 60.0, index_job, first_run=True, wake=fold_wanted)
+        self._jobs.spawn("hippograph-topics", 60.0, self._consolidate_if_due)
+        self._jobs.spawn("hippograph-compaction", 60.0, self.compact_when_idle)
+        self._jobs.spawn("hippograph-start-code", _START_CODE_TICK_S, self._hand_back_start_code)
 
     def _hand_back_start_code(self) -> None:
         """Once started, hand the pages of library code read while starting back to the kernel
@@ -434,23 +436,6 @@ class Memory(MemoryAPI):
         with self.stores.write_lock:
             return self._in_flight.idle_for() > 0 and self.upkeep.compact_graph()
 
-    def _spawn(self, name: str, interval: float, job: Callable[[], object], first_run: bool = False) -> None:
-        def loop() -> None:
-            if first_run and not self._stop.is_set():
-                try:
-                    job()
-                except Exception:
-                    log.exception("%s failed; will retry", name)
-            while not self._stop.wait(interval):
-                try:
-                    job()
-                except Exception:  # a background job must not die silently nor kill the server
-                    log.exception("%s failed; will retry", name)
-
-        thread = threading.Thread(target=loop, name=name, daemon=True)
-        thread.start()
-        self._threads.append(thread)
-
     @property
     def calls_running(self) -> int:
         """How many calls are under way."""
@@ -464,7 +449,7 @@ class Memory(MemoryAPI):
     def stop_calls(self) -> None:
         """Refuse new calls (``Closing``), let queued proxied writes give way, and wait for the
         calls under way: the first step of closing, taken before the owner API stops."""
-        self._stop.set()
+        self._jobs.stop()
         if not self._in_flight.shut(_CALLS_END_S):
             log.warning("calls still run after %.0f s of closing: their replies may be lost", _CALLS_END_S)
 
@@ -474,8 +459,7 @@ class Memory(MemoryAPI):
             return
         self._closed = True
         self.stop_calls()
-        for thread in self._threads:
-            thread.join(timeout=30)
+        self._jobs.join(timeout=30)
         self.retriever.close()
         with self.stores.write_lock:
             try:

@@ -13,6 +13,7 @@ rows. Full text is ranked by BM25 over the embedded index's terms (``pg_text``).
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
@@ -70,6 +71,7 @@ class PgVectorStore:
     def __init__(self, db: PgDatabase, *, dim: int, model: str) -> None:
         self._db, self._dim = db, dim
         self.write_failed = False  # writes are not buffered: a failed one raises to its caller
+        self.fold_wanted = threading.Event()  # never set: PostgreSQL keeps its indexes current
         self.refilling: set[str] = set()
         self.rebuilt: set[str] = set()
         made_for = f"{model} ({dim}), {_LAYOUT}"

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
@@ -86,6 +87,7 @@ class LanceVectorStore:
         self._pins: dict[str, Any] = {}
         self._since_pin: dict[str, dict[str, dict[str, Any]]] = {name: {} for name in _TABLES}
         self._wake = threading.Event()
+        self.fold_wanted = threading.Event()  # set when appends wait to be folded (Appends.wanted)
         self._closing = threading.Event()  # set by close: the writer stops, close writes the rest
         self._flusher: threading.Thread | None = None
         self._held = HeldVectors(cache.held_vectors, dim)  # entities and facts in numpy, while they fit
@@ -220,6 +222,8 @@ class LanceVectorStore:
                 self._flushing = {}
         if self._appends.noted(written):
             self._optimize_locked(wait=False)  # not while a build runs: at a later append then
+        elif self._appends.wanted():
+            self.fold_wanted.set()
 
     def _flush_for_read(self) -> None:
         """Flush before a read; if writing fails, the read goes on without the buffered rows."""
@@ -294,6 +298,7 @@ class LanceVectorStore:
         """Optimize every table; without ``wait``, not while the ANN index is being built."""
         if not self._index_lock.acquire(blocking=wait):
             return False
+        start = time.monotonic()
         try:
             for table in self._tables.values():
                 # Every append is a Lance version; only this process reads them, so old ones go
@@ -301,13 +306,13 @@ class LanceVectorStore:
                 table.optimize(cleanup_older_than=keep)
         finally:
             self._index_lock.release()
-        self._folded()
+        self._folded(time.monotonic() - start)
         return True
 
-    def _folded(self) -> None:
-        """After a fold or a rewrite: nothing waits to be folded, and the pinned versions are
-        dropped (old versions' files may be gone): nearest pins afresh."""
-        self._appends.folded()
+    def _folded(self, took: float = 0.0) -> None:
+        """After a fold (that took ``took`` s) or a rewrite: nothing waits to be folded, and the
+        pinned versions are dropped (old versions' files may be gone): nearest pins afresh."""
+        self._appends.folded(took)
         with self._buffer_lock:
             self._pins.clear()
 
