@@ -12,7 +12,8 @@ the facts, and a new server must answer a search and take a remember.
 
 Printed and written to bench/results/growth.md: failures, remember p50/p95 over MCP beside the
 floor (this process embedding one sentence with the same model, measured in the same run),
-the server's RSS at 1k facts and at the end, and the graph file's bytes per fact.
+the server's RSS at 1k facts (once it has settled: the feed pauses there until 25 s after its
+first call if need be) and at the end, and the graph file's bytes per fact.
 
 ``--memory-budget`` runs the servers with that HIPPOGRAPH_MEMORY_BUDGET_BYTES: at its 64 MiB
 least, ~4,400 remembers about hubs outgrow the graph's page cache for a checkpoint, which once
@@ -41,6 +42,8 @@ from testkit.client import stdio_session
 from testkit.process import run_cli
 
 RESULTS = Path(__file__).resolve().parent / "results" / "growth.md"
+# A server settles (Memory._settle_after_start) 10-20 s after its first answered call.
+SETTLED_AFTER_S = 25.0
 _PEOPLE = ["Sarah", "Tomasz", "Priya", "Lee", "Ana", "Omar", "Kenji", "Mia", "Rajesh", "Zoe"]
 _THINGS = ["Terraform", "Kafka", "Postgres", "Redis", "React", "Docker", "Rust", "Falcon", "Atlas", "Vault"]
 _FIRST = ["Amara", "Bruno", "Chloe", "Dmitri", "Elena", "Farid", "Greta", "Hiro", "Ines", "Jonas",
@@ -110,6 +113,7 @@ async def _feed(
 ) -> None:
     latencies: list[float] = []
     async with stdio_session(data_dir, models_dir, env=env) as session:
+        started = time.perf_counter()
         for i in range(row.n):
             t0 = time.perf_counter()
             result = await session.call_tool("remember", {"content": make(i)})
@@ -117,6 +121,11 @@ async def _feed(
             if result.is_error:
                 row.failures.append(f"#{i + 1}: {str(result.content[0])[:200]}")
             if i + 1 == 1000:
+                # Both samples of a settled server: 10-20 s after its first answer it hands back
+                # the libraries' pages its start read (~60-90 MB), and 1,000 remembers take
+                # about as long, so a sample taken then fell either side of it (378 or 461-469
+                # MB at 1k in three runs of one day, the end 459-472).
+                await anyio.sleep(max(0.0, SETTLED_AFTER_S - (time.perf_counter() - started)))
                 row.rss_1k = _server_rss(data_dir)
             if (i + 1) % 1000 == 0:
                 print(f"  {i + 1} remembers, {len(row.failures)} failed", flush=True)

@@ -197,17 +197,18 @@ class Retriever:
             for hit in ranked["entity"]:
                 fused[hit.id].channels["entity"]["via"] = names
 
+        judged: dict[str, bool] = {}  # fact id -> whether the caller may see it (_visible)
         if p.graph:
             try:
-                self._expand_into(view, fused, anchors, where, plan, weights)
+                self._expand_into(view, fused, anchors, where, plan, weights, judged)
             except Exception as err:  # the graph is an enhancement: never fail the caller for it
                 log.exception("graph expansion failed")
                 notes.append(f"graph expansion failed ({type(err).__name__}); results are from search alone")
         if p.next_share or p.prev_share:
-            self._share_with_neighbours(view, fused, where)
+            self._share_with_neighbours(view, fused, where, judged)
         if p.anchor_bonus:
             self._favour_anchored(view, fused, anchors)
-        shown = self._visible(view, list(fused), where)
+        shown = self._visible(view, list(fused), where, judged)
         kept = (c for c in fused.values() if c.id in shown)
         return sorted(kept, key=lambda c: (-c.fused, c.id)), notes
 
@@ -227,14 +228,16 @@ class Retriever:
         about = view.about_any([h.id for h in hits], [entity.id for entity, _, _ in anchors])
         return [replace(hit, rank=rank) for rank, hit in enumerate((h for h in hits if h.id in about), 1)]
 
-    def _share_with_neighbours(self, view: GraphView, fused: dict[str, Candidate], where: Filter) -> None:
+    def _share_with_neighbours(
+        self, view: GraphView, fused: dict[str, Candidate], where: Filter, judged: dict[str, bool]
+    ) -> None:
         p = self.policy
         top = sorted(fused.values(), key=lambda c: (-c.fused, c.id))[: p.neighbour_top]
         given = {c.id: c.fused for c in top}
         edges = view.fact_edges(list(given), [EdgeType.NEXT])
         # A neighbour joins the results only if the caller may see it (status, scope, filters).
         ends = [fid for e in edges for fid in (e.src, e.dst) if fid not in fused]
-        visible = self._visible(view, ends, where)
+        visible = self._visible(view, ends, where, judged)
         for edge in edges:
             for here, there, share in (
                 (edge.src, edge.dst, p.next_share),
@@ -253,6 +256,7 @@ class Retriever:
         where: Filter,
         plan: QueryPlan,
         weights: Mapping[str, float],
+        judged: dict[str, bool],
     ) -> None:
         p = self.policy
         seeds = sorted(fused.values(), key=lambda c: (-c.fused, c.id))[: p.seeds]
@@ -267,7 +271,7 @@ class Retriever:
         reached = list(activation)
         if not reached:
             return
-        allowed = self._visible(view, reached, where)
+        allowed = self._visible(view, reached, where, judged)
         order = sorted((fid for fid in reached if fid in allowed), key=lambda f: (-activation[f].value, f))
         weight = weights.get("graph", 1.0)
         ranks = shared_ranks((activation[fid].value, place) for place, fid in enumerate(order, 1))
@@ -284,7 +288,19 @@ class Retriever:
                 **({"via_entity": act.via_entity} if act.via_entity else {}),
             }
 
-    def _visible(self, view: GraphView, fact_ids: Sequence[str], where: Filter) -> set[str]:
+    def _visible(
+        self, view: GraphView, fact_ids: Sequence[str], where: Filter, judged: dict[str, bool]
+    ) -> set[str]:
+        """Those of ``fact_ids`` the caller may see (``_judge``); ``judged`` holds what this
+        search judged already (nothing is written meanwhile), and gains the rest: its last check
+        of all its candidates asked again for ~450 facts at 5k facts that the walk had judged."""
+        asked = [fid for fid in dict.fromkeys(fact_ids) if fid not in judged]
+        if asked:
+            shown = self._judge(view, asked, where)
+            judged.update((fid, fid in shown) for fid in asked)
+        return {fid for fid in fact_ids if judged[fid]}
+
+    def _judge(self, view: GraphView, fact_ids: Sequence[str], where: Filter) -> set[str]:
         """The facts the caller may see: every filter of ``where`` (scopes, statuses, kinds, tags,
         entities, time), as the index channels apply it.
 
