@@ -33,11 +33,12 @@ MAX_SEGMENTS = 8
 FOLD_FRAGMENTS = 32
 FOLD_ROWS = 4_096
 FOLD_AFTER_S = 900.0
-# Once a fold is due the job is woken for it at once, not at its next tick: 200 remembers in a
-# burst left 32 fragments that made each search ~10 ms slower (21.9 -> 32.4 ms p50 at 5k facts,
-# full text the most) until a fold that took 0.24 s. A fold holds writers back while it runs
-# (2-11 s at 1M facts), so it is woken early only while folding takes at most this share of the
-# time; past it, the tick folds.
+# When a burst of writes ends with a fold due, the job is woken for it at once, not at its next
+# tick: 200 remembers in a burst left 32 fragments that made each search ~10 ms slower (21.9 ->
+# 32.4 ms p50 at 5k facts, full text the most) until a fold that took 0.24 s. Not during the
+# burst: folding each time 32 appends waited left a server 40-60 MB larger after 6,000 single
+# remembers (bench.growth). A fold holds writers back while it runs (2-11 s at 1M facts), so it
+# is woken early only while folding takes at most this share of the time; past it, the tick folds.
 FOLD_SHARE = 0.1
 # Below this many rows an exact scan is fast enough; above it, an ANN index pays off. Measured
 # on the perf bench's facts and queries (with IVF-HNSW-SQ, the index until 2026-11-29): at 5k
@@ -73,8 +74,8 @@ class Appends:
         return self.fragments >= FOLD_FRAGMENTS or self.rows >= FOLD_ROWS or waited >= FOLD_AFTER_S
 
     def wanted(self) -> bool:
-        """Whether to wake the background job for a fold now: it is due, and folding since the
-        last fold began would be at most FOLD_SHARE of the time."""
+        """Whether to wake the background job for a fold now (a burst of writes has ended): it is
+        due, and folding since the last fold began would be at most FOLD_SHARE of the time."""
         rested = time.monotonic() - self.last_end >= self.last_took * (1 / FOLD_SHARE - 1)
         return rested and self.due()
 

@@ -293,8 +293,9 @@ class VectorStore(Protocol):
     rebuilt: set[str]  # tables found unusable at open and made afresh (reconcile refills them)
     refilling: set[str]  # tables rebuilt while serving, not yet refilled: they refuse queries
     write_failed: bool  # a buffered write failed: the next open reconciles
-    # Set when written rows wait to be folded into the indexes: the background job folds them then
-    # (``optimize(when_due=True)``) rather than at its next tick. A store that folds nothing never sets it.
+    # Set when a burst of writes ends with rows due to be folded into the indexes: the background
+    # job folds them then (``optimize(when_due=True)``), not at its next tick. A store that folds
+    # nothing never sets it.
     fold_wanted: threading.Event
 
     def close(self) -> None: ...

@@ -87,7 +87,7 @@ class LanceVectorStore:
         self._pins: dict[str, Any] = {}
         self._since_pin: dict[str, dict[str, dict[str, Any]]] = {name: {} for name in _TABLES}
         self._wake = threading.Event()
-        self.fold_wanted = threading.Event()  # set when appends wait to be folded (Appends.wanted)
+        self.fold_wanted = threading.Event()  # set once a burst of writes ends with a fold due
         self._closing = threading.Event()  # set by close: the writer stops, close writes the rest
         self._flusher: threading.Thread | None = None
         self._held = HeldVectors(cache.held_vectors, dim)  # entities and facts in numpy, while they fit
@@ -172,6 +172,9 @@ class LanceVectorStore:
                 self.flush()
             except Exception:  # kept buffered: the next write or read tries again
                 log.exception("writing buffered rows to the vector index failed; will retry")
+            # No write for as long again: the burst has ended, and a fold due now is wanted.
+            if not self._wake.wait(_FLUSH_AFTER_S) and self._appends.wanted():
+                self.fold_wanted.set()
 
     def flush(self) -> None:
         """Write the buffered rows and status changes to LanceDB now.
@@ -222,8 +225,6 @@ class LanceVectorStore:
                 self._flushing = {}
         if self._appends.noted(written):
             self._optimize_locked(wait=False)  # not while a build runs: at a later append then
-        elif self._appends.wanted():
-            self.fold_wanted.set()
 
     def _flush_for_read(self) -> None:
         """Flush before a read; if writing fails, the read goes on without the buffered rows."""
