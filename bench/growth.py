@@ -13,7 +13,9 @@ the facts, and a new server must answer a search and take a remember.
 Printed and written to bench/results/growth.md: failures, remember p50/p95 over MCP beside the
 floor (this process embedding one sentence with the same model, measured in the same run),
 the server's RSS at 1k facts (once it has settled: the feed pauses there until 25 s after its
-first call if need be) and at the end, and the graph file's bytes per fact.
+first call if need be), at the end, and the most of the samples taken every 100 remembers over
+the last 1,000 (the end alone falls before or after the background jobs' hand-backs of memory),
+and the graph file's bytes per fact.
 
 ``--memory-budget`` runs the servers with that HIPPOGRAPH_MEMORY_BUDGET_BYTES: at its 64 MiB
 least, ~4,400 remembers about hubs outgrow the graph's page cache for a checkpoint, which once
@@ -102,6 +104,7 @@ class Row:
     p95: float = 0.0
     rss_1k: int = 0
     rss_end: int = 0
+    rss_peak: int = 0  # the most of the samples taken every 100 remembers over the last 1,000
     floor: float = 0.0
     counted: int = -1
     works: bool = False
@@ -127,6 +130,8 @@ async def _feed(
                 # MB at 1k in three runs of one day, the end 459-472).
                 await anyio.sleep(max(0.0, SETTLED_AFTER_S - (time.perf_counter() - started)))
                 row.rss_1k = _server_rss(data_dir)
+            if (i + 1) % 100 == 0 and i + 1 > row.n - 1000:
+                row.rss_peak = max(row.rss_peak, _server_rss(data_dir))
             if (i + 1) % 1000 == 0:
                 print(f"  {i + 1} remembers, {len(row.failures)} failed", flush=True)
         row.rss_end = _server_rss(data_dir)
@@ -163,7 +168,8 @@ def run(n: int, corpora: list[str], env: dict[str, str]) -> list[Row]:
 def table(rows: list[Row]) -> str:
     lines = [
         "| corpus | remembers | failed | facts after restart | search+remember after restart "
-        "| remember p50 / p95 ms | embed one p50 ms (floor) | p50 / floor | server RSS at 1k / end MB "
+        "| remember p50 / p95 ms | embed one p50 ms (floor) | p50 / floor "
+        "| server RSS at 1k / end / peak of the last 1k MB "
         "| graph file bytes/fact |",
         "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
@@ -171,7 +177,7 @@ def table(rows: list[Row]) -> str:
         lines.append(
             f"| {r.corpus} | {r.n} | {len(r.failures)} | {r.counted} | {'yes' if r.works else 'NO'} "
             f"| {r.p50:.1f} / {r.p95:.1f} | {r.floor:.1f} | {r.p50 / r.floor:.2f}x "
-            f"| {r.rss_1k >> 20} / {r.rss_end >> 20} | {r.graph_bytes // r.n} |"
+            f"| {r.rss_1k >> 20} / {r.rss_end >> 20} / {r.rss_peak >> 20} | {r.graph_bytes // r.n} |"
         )
         lines += [f"  - {f}" for f in r.failures[:5]]
     return "\n".join(lines)

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from hippograph.domain.topics import MAX_TOPIC
 from hippograph.service import memory as memory_module
 from hippograph.service.memory import Memory
 from hippograph.store.code_pages import _library_spans, release_library_pages
@@ -81,3 +82,19 @@ def test_the_pages_go_back_once_on_the_second_tick_after_a_call_is_answered(
     # The calls' code comes back as they run: nothing else changes.
     hits = memory.call("search", {"query": "where is the spare router"}).results
     assert hits and "hall cupboard" in hits[0].content
+
+
+def test_the_pages_go_back_after_the_background_job_finds_topics_again(
+    memory: Memory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    asked: list[int] = []
+    monkeypatch.setattr(memory_module, "release_library_pages", lambda: asked.append(release_library_pages()))
+    memory._consolidate_if_due()
+    assert asked == []  # nothing written: not due, nothing run
+
+    memory.remember_many([{"content": f"Box {n} of the move holds pans."} for n in range(MAX_TOPIC)])
+    assert memory.consolidator.due()
+    memory._consolidate_if_due()
+    assert len(asked) == 1 and not memory.consolidator.due()
+    memory._consolidate_if_due()
+    assert len(asked) == 1  # not due again until enough is written

@@ -434,8 +434,13 @@ class Memory(MemoryAPI):
                 gc.freeze()
 
     def _consolidate_if_due(self) -> None:
+        """Find the topics again when enough was written since, then hand back the library pages
+        that run read in (``code_pages``): code no call runs (scans of every vector, the graph's
+        arrays), ~10-15 MB a server held until the next run (2026-11-30, 3k facts). The pages the
+        next calls run come back as they run them, in the first call after, once."""
         if self.consolidator.due():
             self.consolidate()
+            release_library_pages()
 
     def compact_when_idle(self) -> bool:
         """Rewrite a swollen graph file too large to rewrite at close (``Upkeep.compact_graph``)
