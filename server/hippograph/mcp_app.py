@@ -156,9 +156,10 @@ def _tool(
         if not operation.read_only:
             for uri in UPDATED_RESOURCES:
                 await bus.publish(ResourceUpdated(uri=uri))
+        structured = replies.lean(result)
         return CallToolResult(
-            content=[TextContent(type="text", text=replies.text(result))],
-            structured_content=replies.lean(result),
+            content=[TextContent(type="text", text=replies.as_text(structured))],
+            structured_content=structured,
         )
 
     context = inspect.Parameter(
