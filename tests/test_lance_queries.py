@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from hippograph.service.memory import Memory
-from hippograph.store.lance_queries import NPROBES, REFINE, nearest_rows, scan, text_rows
+from hippograph.store.lance_queries import NPROBES, REFINE, awaited, nearest_rows, scan, text_rows
 from hippograph.store.vectors import Filter
 
 pytestmark = pytest.mark.embedded
@@ -73,7 +73,7 @@ def test_a_text_query_returns_the_rows_the_sync_api_does(table: Any, where: Filt
         sync = table.search(text, query_type="fts").limit(5)
         sync = sync.where(clause, prefilter=True) if clause else sync
         expected = _rows(sync.select(["id", "_score"]).to_arrow(), "_score")
-        got = _rows(text_rows(table, text, 5, clause, ["id", "_score"]), "_score")
+        got = _rows(awaited(text_rows(table, text, 5, clause, ["id", "_score"])), "_score")
         # Rows of equal score come back in any order, from either API: compare score by score.
         assert [s for _, s in got] == [s for _, s in expected]
         full = len(got) == 5  # then the lowest score's rows may go on past the limit

@@ -128,6 +128,16 @@ def test_full_text_finds_any_of_the_words_under_a_filter(store: VectorStore) -> 
     assert store.text_search("facts", "zeppelin", 5) == []
 
 
+def test_full_text_begun_early_answers_as_run_at_once(store: VectorStore) -> None:
+    """A search begins its keyword query before it embeds the query, and waits for it after."""
+    _filled(store)
+    where = Filter(scopes=["global"])
+    words = ("kafka", "Terraform reviews", "zeppelin", " ")
+    begun = [store.start_text_search("facts", w, 5, where) for w in words]
+    assert [_ids(wait()) for wait in begun] == [_ids(store.text_search("facts", w, 5, where)) for w in words]
+    assert _ids(begun[0]()) == [_fid(0)]
+
+
 def test_status_and_type_changes_and_deletes_show_in_every_read(store: VectorStore) -> None:
     vectors = _filled(store)
     store.set_status([_fid(0), _fid(2)], "superseded")

@@ -42,6 +42,7 @@ def stage_timer(memory: Any) -> Iterator[dict[str, list[float]]]:
         (memory.embedder, "embed", "embedder.embed"),
         (vectors, "vector_search", "vectors.vector_search"),
         (vectors, "text_search", "vectors.text_search"),
+        (vectors, "start_text_search", "vectors.start_text_search (begun, its wait not timed)"),
         (retriever, "_visible", "retriever._visible (graph: allowed ids)"),
         (vectors, "add", "vectors.add"),
         (vectors, "set_status", "vectors.set_status"),

@@ -23,7 +23,7 @@ from __future__ import annotations
 import logging
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
@@ -106,7 +106,7 @@ class Retriever:
     def search(
         self,
         query: str,
-        vector: np.ndarray,
+        embed: Callable[[str], np.ndarray],
         where: Filter,
         limit: int,
         plan: QueryPlan,
@@ -114,8 +114,12 @@ class Retriever:
         now: datetime,
         lookback: Lookback | None = None,
     ) -> tuple[list[Ranked], list[str]]:
-        """The ``limit`` best facts for a query, ranked, and notes for the caller."""
-        candidates, notes = self.retrieve(query, vector, where, limit, plan)
+        """The ``limit`` best facts for a query (its vector made by ``embed``), ranked, and notes
+        for the caller. The keyword query needs no vector: it is begun first, and runs on
+        LanceDB's threads while the query is embedded."""
+        keywords = self._vectors.start_text_search("facts", plan.search_text, self._fanned(limit), where)
+        vector = embed(query)
+        candidates, notes = self.retrieve(query, vector, where, limit, plan, keywords)
         pooled = ranking.pool(candidates, limit, lookback=lookback)
         facts = self._graph.get_facts([c.id for c in pooled])
         ranked = ranking.rank(
@@ -164,21 +168,33 @@ class Retriever:
             and not self._vectors.text_search("facts", name, 1, visible)
         ]
 
+    def _fanned(self, limit: int) -> int:
+        """How many candidates each channel ranks for ``limit`` results."""
+        return max(limit * self.policy.fanout, self.policy.min_candidates)
+
     def retrieve(
-        self, query: str, vector: np.ndarray, where: Filter, limit: int, plan: QueryPlan
+        self,
+        query: str,
+        vector: np.ndarray,
+        where: Filter,
+        limit: int,
+        plan: QueryPlan,
+        keywords: Callable[[], list[Hit]] | None = None,
     ) -> tuple[list[Candidate], list[str]]:
-        """Fused candidates (best first, not yet lifecycle-weighted) and notes for the caller."""
+        """Fused candidates (best first, not yet lifecycle-weighted) and notes for the caller;
+        ``keywords`` waits for the keyword channel's hits, begun by the caller (else run here)."""
         p = self.policy
         notes: list[str] = []
-        k = max(limit * p.fanout, p.min_candidates)
-        # One after the other: run side by side in threads they were slower on two cores
-        # (graph off, 100k facts: p50 37 ms against 29 ms), as LanceDB has threads of its own.
+        k = self._fanned(limit)
+        # The queries with a vector one after the other: run side by side in threads they were
+        # slower on two cores (graph off, 100k facts: p50 37 ms against 29 ms), as LanceDB has
+        # threads of its own.
         view = self._graph.view(where.scopes)
         anchors = self.anchors(query, vector, where.scopes or ()) if p.entity_channel or p.graph else []
         by_entity = p.entity_channel and bool(anchors)
         pooled = by_entity and p.entity_pool > 0
         by_vector = self._vectors.vector_search("facts", vector, k * p.entity_pool if pooled else k, where)
-        by_text = self._vectors.text_search("facts", plan.search_text, k, where)
+        by_text = keywords() if keywords else self._vectors.text_search("facts", plan.search_text, k, where)
         ranked: dict[str, list[Hit]] = {"vector": by_vector[:k], "fts": by_text}
         window = _within_period(where, plan)
         if window is not None:

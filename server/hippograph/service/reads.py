@@ -10,6 +10,8 @@ import difflib
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 
+import numpy as np
+
 from hippograph.domain import replies, triggers
 from hippograph.domain import validation as check
 from hippograph.domain.errors import InvalidInput, NotFound
@@ -100,9 +102,8 @@ class Reader:
             raise InvalidInput("after must be earlier than before: swap them or widen the range")
         recent = timedelta(days=self.stores.retriever.policy.recent_days)
         query_plan = plan(query, now, recent=recent)
-        vector = self.stores.embedder.embed([query])[0]
         ranked, notes = self.stores.retriever.search(
-            query, vector, where, count, query_plan, now=now, lookback=lookback
+            query, self._embed_one, where, count, query_plan, now=now, lookback=lookback
         )
         if not any(r.fact.scope == scopes[0] for r in ranked):  # else it plainly holds something
             empty = self.empty_scope_note(scopes[0])
@@ -126,6 +127,9 @@ class Reader:
             for r in ranked
         ]
         return SearchOut(results=results, warnings=self._warnings(view, query), notes=notes)
+
+    def _embed_one(self, text: str) -> np.ndarray:
+        return np.asarray(self.stores.embedder.embed([text])[0])
 
     def recall(
         self, context: str, *, budget_tokens: int | None = None, scope: str | None = None, limit: int = 20

@@ -13,8 +13,9 @@ rows. Full text is ranked by BM25 over the embedded index's terms (``pg_text``).
 
 from __future__ import annotations
 
+import functools
 import threading
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -280,6 +281,13 @@ class PgVectorStore:
                     (_array(unit(vector)), *params, k),
                 ).fetchall()
             )
+
+    def start_text_search(
+        self, table: str, text: str, k: int, where: Filter | None = None
+    ) -> Callable[[], list[Hit]]:
+        """``text_search``, run when the call returned is (the server's round trip is no cheaper
+        begun early from another thread)."""
+        return functools.partial(self.text_search, table, text, k, where)
 
     def text_search(self, table: str, text: str, k: int, where: Filter | None = None) -> list[Hit]:
         """The ``k`` rows whose text best matches ``text``'s terms, by BM25 (``pg_text``)."""

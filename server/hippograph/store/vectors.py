@@ -8,10 +8,12 @@ rebuilt at start (lance_tables.py). Every filter is built from validated values 
 
 from __future__ import annotations
 
+import functools
 import logging
 import threading
 import time
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import Future
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -22,7 +24,7 @@ import numpy as np
 from hippograph.store.cache_budget import DEFAULT_SHARES, CacheBudget
 from hippograph.store.fact_times import READ, FactTimes, aligned
 from hippograph.store.held_vectors import FactRows, HeldVectors, held_search
-from hippograph.store.lance_queries import nearest_rows, scan, text_rows
+from hippograph.store.lance_queries import awaited, nearest_rows, scan, text_rows
 from hippograph.store.lance_tables import (
     connect,
     damage,
@@ -116,14 +118,7 @@ class LanceVectorStore:
         """Buffer rows for the table; they are written shortly, and every read sees them."""
         if not rows:
             return
-        records = []
-        for row, vector in zip(rows, vectors, strict=True):
-            record = dict(row)
-            record["vector"] = np.asarray(vector, dtype=np.float16)
-            for key in ("created_at", "event_time", "time"):
-                if isinstance(record.get(key), datetime):
-                    record[key] = record[key].astimezone(UTC)
-            records.append(record)
+        records = [_record(row, vector) for row, vector in zip(rows, vectors, strict=True)]
         with self._buffer_lock:
             buffered = self._buffered[table]
             for record in records:
@@ -361,8 +356,7 @@ class LanceVectorStore:
         self._flush_for_read()
         clause = where.sql() if where else None
         found = nearest_rows(self._tables[table], vector.astype(np.float32), k, clause, ["id", "_distance"])
-        rows = found.to_pylist()
-        return [Hit(r["id"], 1.0 - float(r["_distance"]), i) for i, r in enumerate(rows, 1)]
+        return [Hit(r["id"], 1.0 - float(r["_distance"]), i) for i, r in enumerate(found.to_pylist(), 1)]
 
     @queried
     def nearest(self, table: str, vectors: np.ndarray, k: int, where: Filter) -> list[list[Hit]]:
@@ -436,14 +430,24 @@ class LanceVectorStore:
         with self._lock, self._buffer_lock:
             return self._held.get(name, self._tables[name], self._buffered[name], self._statuses)
 
-    @queried
     def text_search(self, table: str, text: str, k: int, where: Filter | None = None) -> list[Hit]:
+        return self.start_text_search(table, text, k, where)()
+
+    @queried
+    def start_text_search(
+        self, table: str, text: str, k: int, where: Filter | None = None
+    ) -> Callable[[], list[Hit]]:
+        """``text_search`` begun on LanceDB's event loop (``lance_queries.text_rows``); the call
+        returned waits for its hits."""
         if not text.strip():
-            return []
+            return lambda: []
         self._flush_for_read()
-        clause = where.sql() if where else None
-        rows = text_rows(self._tables[table], text, k, clause, ["id", "_score"]).to_pylist()
-        return [Hit(r["id"], float(r["_score"]), i) for i, r in enumerate(rows, 1)]
+        begun = text_rows(self._tables[table], text, k, where.sql() if where else None, ["id", "_score"])
+        return functools.partial(self._text_hits, table, begun)
+
+    @readable
+    def _text_hits(self, table: str, begun: Future[Any]) -> list[Hit]:
+        return [Hit(r["id"], float(r["_score"]), i) for i, r in enumerate(awaited(begun).to_pylist(), 1)]
 
     def versions(self) -> str:
         """The tables' current versions, e.g. ``facts:12 entities:4`` (any write changes them)."""
@@ -454,3 +458,13 @@ class LanceVectorStore:
     def count(self, table: str) -> int:
         self._flush_for_read()
         return int(self._tables[table].count_rows())
+
+
+def _record(row: Mapping[str, Any], vector: np.ndarray) -> dict[str, Any]:
+    """A row as the table stores it: its vector in half precision, its times in UTC."""
+    record = dict(row)
+    record["vector"] = np.asarray(vector, dtype=np.float16)
+    for key in ("created_at", "event_time", "time"):
+        if isinstance(record.get(key), datetime):
+            record[key] = record[key].astimezone(UTC)
+    return record
