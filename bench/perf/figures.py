@@ -64,6 +64,8 @@ def derived(r: dict[str, Any]) -> dict[str, Any]:
         "ratio_recall_p95": ratio(get(r, "recall_graph.p95"), floor_p95),
         "ratio_search_vs_numpy_p50": ratio(get(r, "search_graph.p50"), get(r, "floor.numpy_pipeline.p50")),
         "ratio_remember_p50_vs_embed": ratio(get(r, "remember.p50"), get(r, "floor.embed_one.p50")),
+        "ratio_wire_remember_p50": ratio(get(r, "mcp.wire.remember.p50"), get(r, "floor.embed_one.p50")),
+        "ratio_wire_search_p50": ratio(get(r, "mcp.wire.search.p50"), floor_p50),
         "cold_start_s": get(r, "mcp.cold_start_s"),
         "cold_floor_s": get(r, "mcp.cold_floor_s"),
         "ratio_cold_start": ratio(get(r, "mcp.cold_start_s"), get(r, "mcp.cold_floor_s")),

@@ -14,9 +14,12 @@ from typing import Any
 from bench.perf.measure import log, pct, vm_status
 from bench.perf.workload import GenFact, Query, remember_kwargs
 from testkit.client import call_tool, stdio_session
+from testkit.wire import WireSession
 
 MCP_REMEMBER_SAMPLES = 200
 MCP_SEARCH_SAMPLES = 50
+WIRE_REMEMBER_SAMPLES = 100
+WIRE_SETTLE_S = 5.0  # a freshly started server's background start-up (folds, hand-back) runs first
 COLD_STARTS = 3
 # The cold start's floor: a fresh Python that loads the same embedding model and embeds one text.
 _COLD_FLOOR = """
@@ -107,4 +110,31 @@ async def mcp_phase(
     log(f"  cold start floor (fresh Python, model loaded, one text embedded): {out['cold_floor_s']:.2f} s")
     out["cold_start_s"] = round(statistics.median(c["first_search_s"] for c in cold), 3)
     out["initialize_s"] = round(statistics.median(c["initialize_s"] for c in cold), 3)
+    return out
+
+
+def wire_phase(
+    data_dir: Path, models_dir: Path, qs: Sequence[Query], extra: Sequence[GenFact], times: Sequence[str]
+) -> dict[str, Any]:
+    """Time remember and search as the server answers them on the wire (``testkit.wire``: JSON-RPC
+    over stdio, no client SDK), in a server started afresh on the data dir after the SDK phase:
+    ten searches, a pause for its start-up work, then the timed calls."""
+    errlog_path = data_dir.parent / f"server-{data_dir.name}.log"
+    with errlog_path.open("a") as errlog, WireSession(data_dir, models_dir, errlog=errlog) as wire:
+        for q in qs[:10]:
+            wire.call("search", {"query": q.text, "limit": 10})
+        time.sleep(WIRE_SETTLE_S)
+        remember_ms = []
+        for fact, when in zip(extra[:WIRE_REMEMBER_SAMPLES], times, strict=False):
+            kwargs = {k: v for k, v in remember_kwargs(fact, when).items() if v is not None}
+            t1 = time.perf_counter()
+            wire.call("remember", {"content": fact.content, **kwargs})
+            remember_ms.append((time.perf_counter() - t1) * 1000)
+        search_ms = []
+        for q in qs[10 : 10 + MCP_SEARCH_SAMPLES]:
+            t1 = time.perf_counter()
+            wire.call("search", {"query": q.text, "limit": 10})
+            search_ms.append((time.perf_counter() - t1) * 1000)
+    out = {"remember": pct(remember_ms), "search": pct(search_ms)}
+    log(f"  on the wire: remember p50 {out['remember']['p50']} ms, search p50 {out['search']['p50']} ms")
     return out

@@ -30,7 +30,7 @@ from bench.perf.measure import (
     timed,
 )
 from bench.perf.profiling import isolated_costs, profile_paths
-from bench.perf.servers import MCP_REMEMBER_SAMPLES, mcp_phase
+from bench.perf.servers import MCP_REMEMBER_SAMPLES, WIRE_REMEMBER_SAMPLES, mcp_phase, wire_phase
 from bench.perf.workload import Query, corpus, event_times, queries, remember_kwargs
 
 REMEMBER_SAMPLES = 300
@@ -53,7 +53,7 @@ def worker(args: argparse.Namespace) -> dict[str, Any]:
     t_load = time.perf_counter()
     embedder = FastEmbedder(DEFAULT_MODEL, args.models_dir)
     result: dict[str, Any] = {"size": size, "model_load_s": round(time.perf_counter() - t_load, 2)}
-    extra_n = REMEMBER_SAMPLES + PROFILE_REMEMBERS + MCP_REMEMBER_SAMPLES
+    extra_n = REMEMBER_SAMPLES + PROFILE_REMEMBERS + MCP_REMEMBER_SAMPLES + WIRE_REMEMBER_SAMPLES
     stream = corpus(size + extra_n, args.seed)
     facts, extra = stream[:size], stream[size:]
     times = event_times(size + extra_n, total=size)
@@ -230,6 +230,8 @@ def worker(args: argparse.Namespace) -> dict[str, Any]:
 
         try:
             result["mcp"] = anyio.run(mcp_phase, data_dir, args.models_dir, qs, mcp_facts, mcp_times)
+            wire_facts, wire_times = mcp_facts[MCP_REMEMBER_SAMPLES:], mcp_times[MCP_REMEMBER_SAMPLES:]
+            result["mcp"]["wire"] = wire_phase(data_dir, args.models_dir, qs, wire_facts, wire_times)
         except Exception as err:
             log(f"  MCP phase failed: {type(err).__name__}: {err}")
             result["mcp"] = {"error": f"{type(err).__name__}: {err}"}
