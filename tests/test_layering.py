@@ -117,7 +117,8 @@ def test_the_mcp_sdk_appears_only_in_the_mcp_wiring() -> None:
 # What the layers above store/ may import of it: the seam (protocols and engine-neutral values),
 # the one module that opens the engines, the embedding model, name finder, name typer and entity
 # index, the process's cap on the C heaps the engines' threads use (set by the CLI before they
-# start) and the hand-back of the libraries' pages read while starting.
+# start), the hand-back of the libraries' pages read while starting, and the child process that
+# work on arrays runs in (its memory handed back when it exits).
 STORE_FACES = {
     "seam",
     "backends",
@@ -127,6 +128,7 @@ STORE_FACES = {
     "entity_index",
     "malloc_arenas",
     "code_pages",
+    "worker_process",
 }
 
 

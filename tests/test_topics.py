@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from mcp import Client
 
-import hippograph.service.topic_graph as topic_graph
+import hippograph.store.worker_process as worker_process
 from hippograph.config import Settings
 from hippograph.domain.errors import NotFound
 from hippograph.domain.topics import MAX_TOPIC, MIN_TOPIC, stable_ids, topic_id
@@ -253,7 +253,7 @@ def test_a_graph_with_no_group_large_enough_has_no_topic() -> None:
 
 
 def test_a_failing_topic_worker_is_reported_with_its_exit(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(topic_graph.sys, "executable", "/bin/false")
+    monkeypatch.setattr(worker_process.sys, "executable", "/bin/false")
     with pytest.raises(RuntimeError, match="topic worker failed \\(exit 1\\)"):
         _communities(6, _clique(0, 6))
 

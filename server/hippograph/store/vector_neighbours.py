@@ -10,9 +10,12 @@ n * sqrt(n), not n squared, and a row may miss a neighbour that lies across a ce
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any, NamedTuple
 
 import numpy as np
+
+from hippograph.store.worker_process import in_worker
 
 # Up to this many rows, every pair is compared (20k rows: ~1.5e11 multiply-adds, a few seconds).
 EXACT_ROWS = 20_000
@@ -49,6 +52,28 @@ def read_unit_int8(table: Any, clause: str | None, dim: int) -> tuple[list[str],
         flat = np.asarray(batch.column("vector").flatten(), dtype=np.float32).reshape(-1, dim)
         parts.append(quantised(flat))
     return ids, np.concatenate(parts) if parts else np.empty((0, dim), dtype=np.int8)
+
+
+def lance_neighbours(path: Path, table: str, clause: str | None, dim: int, k: int) -> Neighbours:
+    """``nearest`` over the rows of the LanceDB table ``table`` in the directory ``path`` that
+    ``clause`` admits, read and compared by a worker process (``store.worker_process``): in the
+    server, at 100k facts, reading and comparing them raised its RSS from 349 to 445 MB at the
+    peak and kept 413 after (the 8-bit vectors, 38 MB, and what LanceDB's reads left in its
+    allocators), 2026-12-01."""
+    given = {"path": str(path), "table": table, "clause": clause or "", "dim": dim, "k": k}
+    found = in_worker(_read_and_compared, {key: np.asarray(v) for key, v in given.items()}, what="neighbours")
+    ids = [str(fid) for fid in found["ids"].tolist()]
+    return Neighbours(ids, found["src"], found["dst"], found["similarity"])
+
+
+def _read_and_compared(given: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """In the worker: ``lance_neighbours``' answer, as arrays."""
+    from hippograph.store.lance_tables import connect  # LanceDB: in the worker only
+
+    table = connect(Path(str(given["path"]))).open_table(str(given["table"]))
+    near = nearest(*read_unit_int8(table, str(given["clause"]) or None, int(given["dim"])), int(given["k"]))
+    ids = np.asarray(near.ids, dtype=str)
+    return {"ids": ids, "src": near.src, "dst": near.dst, "similarity": near.similarity}
 
 
 def nearest(ids: list[str], units: np.ndarray, k: int) -> Neighbours:

@@ -36,7 +36,7 @@ from hippograph.store.lance_tables import (
 )
 from hippograph.store.lance_upkeep import ANN_MIN_ROWS, ann_segments, ensure_ann_index, left_unfolded
 from hippograph.store.vector_matrix import Matrix
-from hippograph.store.vector_neighbours import Neighbours, nearest, read_unit_int8
+from hippograph.store.vector_neighbours import Neighbours, lance_neighbours
 from hippograph.store.vector_rows import Filter, Hit, as_stored, cosines, fact_row, id_list, ranked, unit
 
 __all__ = ["Filter", "Hit", "LanceVectorStore", "as_stored", "fact_row", "id_list", "unit"]
@@ -390,9 +390,9 @@ class LanceVectorStore:
 
     @queried
     def neighbours(self, table: str, where: Filter, k: int) -> Neighbours:
-        """Each row ``where`` admits and its ``k`` nearest others among them (topics' edges)."""
+        """Each row ``where`` admits, its ``k`` nearest others among them, by ``lance_neighbours``."""
         self._flush_for_read()
-        return nearest(*read_unit_int8(self._tables[table], where.sql(), self._dim), k)
+        return lance_neighbours(self.path, table, where.sql(), self._dim, k)
 
     @queried
     def fact_times(self, table: str, where: Filter, ids: Sequence[str]) -> FactTimes:
