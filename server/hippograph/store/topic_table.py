@@ -166,7 +166,7 @@ class TopicTable:
             )
             db.executemany(
                 "INSERT OR REPLACE INTO member VALUES (?, ?, ?)",
-                [(fid, tid, rank) for tid, fids in members.items() for rank, fid in enumerate(fids)],
+                ((fid, tid, rank) for tid, fids in members.items() for rank, fid in enumerate(fids)),
             )
 
     def join(self, joins: Sequence[tuple[str, str, str]]) -> None:
