@@ -34,7 +34,13 @@ from hippograph.store.lance_tables import (
     recreate_table,
     rewrite_table,
 )
-from hippograph.store.lance_upkeep import ANN_MIN_ROWS, ann_segments, ensure_ann_index, left_unfolded
+from hippograph.store.lance_upkeep import (
+    ANN_MIN_ROWS,
+    ann_due,
+    ann_segments,
+    build_ann_index,
+    left_unfolded,
+)
 from hippograph.store.vector_matrix import Matrix
 from hippograph.store.vector_neighbours import Neighbours, lance_neighbours
 from hippograph.store.vector_rows import Filter, Hit, as_stored, cosines, fact_row, id_list, ranked, unit
@@ -265,15 +271,16 @@ class LanceVectorStore:
                 self._held.forget()
 
     def ensure_vector_index(self, table: str = "facts", min_rows: int = ANN_MIN_ROWS) -> bool:
-        """Build the ANN index once the table is large, and afresh once it has split into many
-        segments (``lance_upkeep``); True if one was built now.
-
-        Runs without the write lock: Lance commits the index beside concurrent appends, and
-        rows added meanwhile are searched exactly until the next optimize folds them in.
-        """
+        """Build the ANN index once the table is large, afresh once it has many segments, by a
+        worker process (``lance_upkeep.build_ann_index``); True if one was built now."""
         rows = self.count(table)
         with self._index_lock:
-            return ensure_ann_index(self._tables[table], rows, min_rows)
+            due, how = ann_due(self._tables[table], rows, min_rows)
+            if due:
+                build_ann_index(self.path, table, afresh=how)
+                with self._lock:  # no flush in flight: the built version is checked out over ours
+                    self._tables[table].checkout_latest()
+        return due
 
     def optimize(self, *, closing: bool = False, when_due: bool = False) -> bool:
         """Fold the appended rows into the indexes, compact the files, drop old versions; True if
@@ -407,8 +414,7 @@ class LanceVectorStore:
         version pinned before them ~4.5 ms (the appends are unindexed fragments). The pin is
         renewed after each optimize (which folds the appends into the indexes and may remove old
         versions' files) and when the rows written since pass ``_PIN_ROWS``. A pin waits for a
-        flush in progress: no row is then both unwritten and out of the buffer.
-        """
+        flush in progress: no row is then both unwritten and out of the buffer."""
         with self._buffer_lock:
             pinned = self._pins.get(table)
             if pinned is not None and len(self._since_pin[table]) <= _PIN_ROWS:
