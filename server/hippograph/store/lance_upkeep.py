@@ -16,6 +16,7 @@ import logging
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -159,4 +160,28 @@ def _built(given: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
 
     table = connect(Path(str(given["path"]))).open_table(str(given["table"]))
     table.create_index("vector", config=IvfRq(distance_type="cosine"), replace=bool(given["replace"]))
+    return {}
+
+
+def fold(path: Path, table: Any, keep: timedelta) -> None:
+    """Fold the table's appends into its indexes, compact its files and drop its versions older
+    than ``keep`` (LanceDB's ``optimize``): in this process for a table without an ANN index (a
+    small one), in a worker process (``store.worker_process``) for one with, whose new version
+    this process then checks out (its caller holds the write lock: nothing is appended
+    meanwhile). Right after the ANN index was built afresh, a fold of the facts' table at 100k
+    facts raised the server's RSS from 362 to 479 MB at its peak (2026-12-01, in process)."""
+    if _ann_index(table) is None:
+        table.optimize(cleanup_older_than=keep)
+        return
+    given = {"path": str(path), "table": table.name, "keep_s": keep.total_seconds()}
+    in_worker(_folded, {key: np.asarray(value) for key, value in given.items()}, what="fold")
+    table.checkout_latest()
+
+
+def _folded(given: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """In the worker: ``fold``."""
+    from hippograph.store.lance_tables import connect
+
+    table = connect(Path(str(given["path"]))).open_table(str(given["table"]))
+    table.optimize(cleanup_older_than=timedelta(seconds=float(given["keep_s"])))
     return {}

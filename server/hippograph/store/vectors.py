@@ -39,6 +39,7 @@ from hippograph.store.lance_upkeep import (
     ann_due,
     ann_segments,
     build_ann_index,
+    fold,
     left_unfolded,
 )
 from hippograph.store.vector_matrix import Matrix
@@ -306,7 +307,7 @@ class LanceVectorStore:
             for table in self._tables.values():
                 # Every append is a Lance version; only this process reads them, so old ones go
                 # (kept a minute while serving, so a search in flight never loses its files).
-                table.optimize(cleanup_older_than=keep)
+                fold(self.path, table, keep)
         finally:
             self._index_lock.release()
         self._folded(time.monotonic() - start)
