@@ -9,8 +9,12 @@ The facts are what ``remember`` would build from the same arguments (``intake.bu
 what its write rules decide reduced to the plain cases: a fact whose text was stored before
 corroborates it instead of being stored again, each fact follows the one before it in its
 session (NEXT, and an episode is indexed with that turn's text), a named subject and object
-are related (RELATES), causes are linked. Not done: supersession of single-valued claims and
-corroboration of near-duplicates, and entity types come from the corpus, not from the text.
+are related (RELATES), causes are linked, and a fact that changes a claim's value supersedes
+the claim's active facts (or contradicts them) by the product's rule (``domain.conflicts``), in
+corpus order. Not done: corroboration of near-duplicates, and entity types come from the corpus,
+not from the text. (Until 2026-12-01 supersession was not done either: a claim of the 100k
+corpus held hundreds of active facts, and each of the perf bench's remembers that restated it
+superseded them all at once, a write no store built by remembers ever makes.)
 """
 
 from __future__ import annotations
@@ -106,6 +110,7 @@ def build_by_import(memory: Any, facts: Sequence[GenFact], times: Sequence[str],
         if gen.cause is not None and p.first[gen.cause] in built:
             cause = built[p.first[gen.cause]]
             edges.append((where, Edge(EdgeType.CAUSES, cause.id, fact.id, {"weight": 1.0}, fact.created_at)))
+    edges += _claims_resolved(built, stores.policy)
     stored = [
         dataclasses.replace(fact, corroborations=fact.corroborations + corroborations[i])
         for i, fact in built.items()
@@ -142,3 +147,36 @@ def build_by_import(memory: Any, facts: Sequence[GenFact], times: Sequence[str],
         "edges": report.edges_added,
         "top20_about_share": round(hubs / max(1, sum(about.values())), 3),
     }
+
+
+def _claims_resolved(built: dict[int, Any], policy: Any) -> list[tuple[str, Any]]:
+    """Each stored fact, in corpus order, against the active facts of its claim, as remember's
+    planner resolves it (``WriteService._resolve_claims``): a superseded fact's new state goes
+    into ``built``; returns the SUPERSEDES and CONTRADICTS edges."""
+    from hippograph.domain import conflicts
+    from hippograph.domain import lifecycle as lc
+    from hippograph.domain.models import EdgeType
+    from hippograph.service.records import Edge
+    from hippograph.service.write_batch import stated_at
+    from hippograph.store.graph_values import claim_key
+
+    active: dict[Any, list[int]] = {}
+    edges: list[tuple[str, Any]] = []
+    for i, fact in built.items():
+        key = claim_key(fact.subject, fact.predicate, fact.scope)
+        if key is None:
+            continue
+        kept, at, where = [], stated_at(fact), f"fact {i}"
+        for j in active.get(key, []):
+            outcome = conflicts.resolve_conflict(fact, built[j], policy)
+            if outcome is conflicts.ConflictOutcome.SUPERSEDE:
+                reason = f"superseded by {fact.id}"
+                built[j] = lc.supersede(built[j], fact.created_at, reason, valid_until=fact.event_time)
+                props = {"reason": built[j].status_reason}
+                edges.append((where, Edge(EdgeType.SUPERSEDES, fact.id, built[j].id, props, at)))
+                continue
+            if outcome is conflicts.ConflictOutcome.CONTRADICT:
+                edges.append((where, Edge(EdgeType.CONTRADICTS, fact.id, built[j].id, {}, at)))
+            kept.append(j)
+        active[key] = [*kept, i]
+    return edges
