@@ -114,6 +114,20 @@ def test_every_scoped_read_answers_as_the_embedded_graph_does(
         assert read(pg) == read(kuzu), name
 
 
+@pytest.mark.parametrize("scopes", VIEWS, ids=["every scope", "global and x", "global", "y"])
+def test_a_view_keeping_its_about_rows_answers_as_one_that_reads_them_each_time(
+    both: tuple[Any, Any], scopes: list[str] | None
+) -> None:
+    """A search asks for the ABOUT rows of overlapping facts up to three times (``keeping_about``)."""
+    facts, entities = [_fid(i) for i in range(12)], [_eid(0), _eid(3), _eid(4)]
+    for graph in both:
+        fresh, keeping = graph.view(scopes), graph.view(scopes).keeping_about()
+        for asked in ([_fid(4), _fid(1)], facts[::-1], [_fid(1), _fid(11), _fid(0)], facts, []):
+            assert keeping.about_edges(asked) == fresh.about_edges(asked)
+            assert keeping.about_any(asked, entities) == fresh.about_any(asked, entities)
+            assert keeping.centred_on_any(asked, entities) == fresh.centred_on_any(asked, entities)
+
+
 def test_the_newest_facts_about_a_hub_come_once_each_newest_first_as_the_embedded_graph_lists_them(
     graph_pair: tuple[Any, Any],
 ) -> None:

@@ -189,7 +189,7 @@ class Retriever:
         # The queries with a vector one after the other: run side by side in threads they were
         # slower on two cores (graph off, 100k facts: p50 37 ms against 29 ms), as LanceDB has
         # threads of its own.
-        view = self._graph.view(where.scopes)
+        view = self._graph.view(where.scopes).keeping_about()
         anchors = self.anchors(query, vector, where.scopes or ()) if p.entity_channel or p.graph else []
         by_entity = p.entity_channel and bool(anchors)
         pooled = by_entity and p.entity_pool > 0

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Collection, Iterable, Sequence
-from typing import Any, Final
+from typing import Any, Final, Self
 
 from hippograph.domain.errors import InternalError
 from hippograph.domain.models import FACT_EDGES, EdgeType
@@ -37,24 +37,47 @@ EVERYWHERE: Final = None  # ``KuzuGraphStore.view(EVERYWHERE)``: every scope (th
 class AboutReads(ABC):
     """The ABOUT-edge reads every view answers alike from its ``_about`` rows."""
 
+    _kept_about: dict[str, list[tuple[str, str, str]]] | None = None
+
     @abstractmethod
     def _about(self, fact_ids: Iterable[str]) -> list[tuple[str, str, str]]:
         """(fact, entity, role) of the seen facts' ABOUT edges to seen entities, in the order made."""
 
+    def keeping_about(self) -> Self:
+        """This view, keeping the ABOUT rows it reads for its later reads: for one search, which
+        asks for the rows of the same facts up to three times (the walk, the entity channel, the
+        favour of facts centred on a named entity) and writes nothing meanwhile."""
+        self._kept_about = {}
+        return self
+
+    def _about_rows(self, fact_ids: Iterable[str]) -> list[tuple[str, str, str]]:
+        """``_about``, from the rows kept where ``keeping_about`` asked for them (each fact's rows
+        in the order made, the facts in the order asked)."""
+        kept = self._kept_about
+        if kept is None:
+            return self._about(fact_ids)
+        asked = list(dict.fromkeys(fact_ids))
+        missing = [fid for fid in asked if fid not in kept]
+        if missing:
+            kept.update((fid, []) for fid in missing)
+            for row in self._about(missing):
+                kept[row[0]].append(row)
+        return [row for fid in asked for row in kept[fid]]
+
     def about_edges(self, fact_ids: Sequence[str]) -> list[EdgeRow]:
         by_fact: dict[str, list[EdgeRow]] = {}
-        for fid, eid, role in self._about(fact_ids):
+        for fid, eid, role in self._about_rows(fact_ids):
             by_fact.setdefault(fid, []).append(EdgeRow(EdgeType.ABOUT, fid, eid, {"role": role}))
         return [edge for fid in dict.fromkeys(fact_ids) for edge in by_fact.get(fid, ())]
 
     def about_any(self, fact_ids: Iterable[str], entity_ids: Iterable[str]) -> set[str]:
         """Those of ``fact_ids`` that are ABOUT any of ``entity_ids``."""
         wanted = set(entity_ids)
-        return {fid for fid, eid, _ in self._about(fact_ids) if eid in wanted}
+        return {fid for fid, eid, _ in self._about_rows(fact_ids) if eid in wanted}
 
     def centred_on_any(self, fact_ids: Iterable[str], entity_ids: Iterable[str]) -> set[str]:
         """Those of ``fact_ids`` whose topic is one of ``entity_ids`` (``graph_values.centred_on``)."""
-        return centred_on(self._about(fact_ids), entity_ids)
+        return centred_on(self._about_rows(fact_ids), entity_ids)
 
 
 class IndexView(AboutReads):
