@@ -159,14 +159,20 @@ class Retriever:
         scopes = where.scopes or ()
         visible = Filter(scopes=where.scopes)
         scope_words = {w for scope in scopes for w in re.split(r"[^\w]+|_", scope.casefold()) if w}
-        return [
+        unseen = [
             name
             for name in plan.capitalized
             if not set(re.split(r"[^\w]+|_", name.casefold())) <= scope_words
             and not any(self._entities.mentions(name, scope) for scope in scopes)
-            and not self._vectors.text_search("entities", name, 1, visible)
-            and not self._vectors.text_search("facts", name, 1, visible)
         ]
+        # Every keyword query begun at once: LanceDB runs them side by side.
+        begun = [
+            (name, self._vectors.start_text_search(table, name, 1, visible))
+            for name in unseen
+            for table in ("entities", "facts")
+        ]
+        found = {name for name, hits in begun if hits()}
+        return [name for name in unseen if name not in found]
 
     def _fanned(self, limit: int) -> int:
         """How many candidates each channel ranks for ``limit`` results."""
