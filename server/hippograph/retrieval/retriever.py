@@ -185,10 +185,10 @@ class Retriever:
         where: Filter,
         limit: int,
         plan: QueryPlan,
-        keywords: Callable[[], list[Hit]] | None = None,
+        keywords: Callable[[], list[Hit]],
     ) -> tuple[list[Candidate], list[str]]:
         """Fused candidates (best first, not yet lifecycle-weighted) and notes for the caller;
-        ``keywords`` waits for the keyword channel's hits, begun by the caller (else run here)."""
+        ``keywords`` waits for the keyword channel's hits, begun by the caller."""
         p = self.policy
         notes: list[str] = []
         k = self._fanned(limit)
@@ -200,7 +200,7 @@ class Retriever:
         by_entity = p.entity_channel and bool(anchors)
         pooled = by_entity and p.entity_pool > 0
         by_vector = self._vectors.vector_search("facts", vector, k * p.entity_pool if pooled else k, where)
-        by_text = keywords() if keywords else self._vectors.text_search("facts", plan.search_text, k, where)
+        by_text = keywords()
         ranked: dict[str, list[Hit]] = {"vector": by_vector[:k], "fts": by_text}
         window = _within_period(where, plan)
         if window is not None:

@@ -56,8 +56,7 @@ def _in_worker(size: int, parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]]
     """The communities (``_communities``), found by a worker process (``store.worker_process``).
     The edges go to it as they were added, not joined in memory beside them."""
     edges = {f"{c}{i}": part[k] for i, part in enumerate(parts) for k, c in enumerate("sdw")}
-    size_and_count = {"size": np.asarray(size), "parts": np.asarray(len(parts))}
-    found = in_worker(_communities, {**edges, **size_and_count}, what="topic")
+    found = in_worker(_communities, {**edges, "size": size, "parts": len(parts)}, what="topic")
     ends = found["ends"]
     return np.split(found["nodes"], ends[:-1]) if len(ends) else []
 

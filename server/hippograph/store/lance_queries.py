@@ -32,12 +32,7 @@ REFINE = 4
 
 def _run(query: Any) -> Any:
     """``query``'s rows as an Arrow table, awaited on LanceDB's loop (where its sync API runs)."""
-    from lancedb.background_loop import LOOP  # lancedb is loaded: the table came from it
-
-    async def rows() -> Any:
-        return await query.to_arrow()
-
-    return LOOP.run(rows())  # type: ignore[no-untyped-call]
+    return awaited(_start(query))
 
 
 def _start(query: Any) -> Future[Any]:

@@ -15,7 +15,7 @@ import os
 import sys
 import threading
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import timedelta
 from pathlib import Path
 from typing import Any, TypeVar
@@ -64,6 +64,12 @@ def connect(path: Path, cache: CacheBudget = DEFAULT_SHARES) -> Any:
         index_cache_size_bytes=cache.vector_index, metadata_cache_size_bytes=cache.vector_metadata
     )
     return lancedb.connect(str(path), session=session)
+
+
+def given_table(given: Mapping[str, Any]) -> Any:
+    """In a worker process (``store.worker_process``): the table named ``given["table"]`` of the
+    LanceDB directory ``given["path"]``."""
+    return connect(Path(str(given["path"]))).open_table(str(given["table"]))
 
 
 def _import_lancedb() -> Any:

@@ -147,8 +147,7 @@ def build_ann_index(path: Path, table: str, *, afresh: str) -> None:
     fold; the server checks the new version out after. Built in the server, at 100k facts it
     raised the server's RSS from ~500 to 612 MB at its peak (2026-12-01, a server over MCP,
     sampled every 0.5 s)."""
-    given = {"path": np.asarray(str(path)), "table": np.asarray(table), "replace": np.asarray(bool(afresh))}
-    in_worker(_built, given, what="index")
+    in_worker(_built, {"path": str(path), "table": table, "replace": bool(afresh)}, what="index")
     log.info("built the %s table's ANN vector index%s", table, afresh)
 
 
@@ -156,9 +155,9 @@ def _built(given: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     """In the worker: ``build_ann_index``."""
     from lancedb.index import IvfRq
 
-    from hippograph.store.lance_tables import connect
+    from hippograph.store.lance_tables import given_table
 
-    table = connect(Path(str(given["path"]))).open_table(str(given["table"]))
+    table = given_table(given)
     table.create_index("vector", config=IvfRq(distance_type="cosine"), replace=bool(given["replace"]))
     return {}
 
@@ -173,15 +172,14 @@ def fold(path: Path, table: Any, keep: timedelta) -> None:
     if _ann_index(table) is None:
         table.optimize(cleanup_older_than=keep)
         return
-    given = {"path": str(path), "table": table.name, "keep_s": keep.total_seconds()}
-    in_worker(_folded, {key: np.asarray(value) for key, value in given.items()}, what="fold")
+    in_worker(_folded, {"path": str(path), "table": table.name, "keep_s": keep.total_seconds()}, what="fold")
     table.checkout_latest()
 
 
 def _folded(given: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     """In the worker: ``fold``."""
-    from hippograph.store.lance_tables import connect
+    from hippograph.store.lance_tables import given_table
 
-    table = connect(Path(str(given["path"]))).open_table(str(given["table"]))
+    table = given_table(given)
     table.optimize(cleanup_older_than=timedelta(seconds=float(given["keep_s"])))
     return {}

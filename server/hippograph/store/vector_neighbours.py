@@ -61,16 +61,16 @@ def lance_neighbours(path: Path, table: str, clause: str | None, dim: int, k: in
     peak and kept 413 after (the 8-bit vectors, 38 MB, and what LanceDB's reads left in its
     allocators), 2026-12-01."""
     given = {"path": str(path), "table": table, "clause": clause or "", "dim": dim, "k": k}
-    found = in_worker(_read_and_compared, {key: np.asarray(v) for key, v in given.items()}, what="neighbours")
+    found = in_worker(_read_and_compared, given, what="neighbours")
     ids = [str(fid) for fid in found["ids"].tolist()]
     return Neighbours(ids, found["src"], found["dst"], found["similarity"])
 
 
 def _read_and_compared(given: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     """In the worker: ``lance_neighbours``' answer, as arrays."""
-    from hippograph.store.lance_tables import connect  # LanceDB: in the worker only
+    from hippograph.store.lance_tables import given_table  # LanceDB: in the worker only
 
-    table = connect(Path(str(given["path"]))).open_table(str(given["table"]))
+    table = given_table(given)
     near = nearest(*read_unit_int8(table, str(given["clause"]) or None, int(given["dim"])), int(given["k"]))
     ids = np.asarray(near.ids, dtype=str)
     return {"ids": ids, "src": near.src, "dst": near.dst, "similarity": near.similarity}

@@ -20,21 +20,24 @@ import sys
 import tempfile
 from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 Arrays = dict[str, np.ndarray]
 
 
-def in_worker(function: Callable[[Arrays], Arrays], arrays: Mapping[str, np.ndarray], *, what: str) -> Arrays:
-    """``function(arrays)``, run in a child process; RuntimeError naming ``what`` if it fails."""
+def in_worker(function: Callable[[Arrays], Arrays], given: Mapping[str, Any], *, what: str) -> Arrays:
+    """``function`` of the arrays ``given`` (each value made one: a path or a count becomes a 0-d
+    array), run in a child process; RuntimeError naming ``what`` if it fails."""
     package_root = str(Path(__file__).resolve().parents[2])
     start = f"import sys; sys.path.append({package_root!r}); from {__name__} import _main; _main()"
     with tempfile.TemporaryDirectory(prefix=f"hippograph-{what}-") as work:
-        given = Path(work) / "in.npz"
-        np.savez(given, **arrays)  # type: ignore[arg-type]
+        file = Path(work) / "in.npz"
+        arrays: dict[str, Any] = {name: np.asarray(value) for name, value in given.items()}
+        np.savez(file, **arrays)
         done = subprocess.run(
-            [sys.executable, "-P", "-c", start, function.__module__, function.__name__, str(given)],
+            [sys.executable, "-P", "-c", start, function.__module__, function.__name__, str(file)],
             capture_output=True,
             check=False,
             creationflags=getattr(subprocess, "CREATE_NO_WINDOW", 0),  # no console window on Windows
