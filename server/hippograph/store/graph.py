@@ -188,8 +188,7 @@ class KuzuGraphStore:
             return
         facts = list(facts)
         rows = [fact_params(fact) for fact in facts]
-        fields = ", ".join(f"{c}: {self._session.types.cast('Fact', c)}" for c in FACT_COLUMNS)
-        self._session.run(f"UNWIND $rows AS r CREATE (:Fact {{{fields}}})", {"rows": rows})
+        self._session.run(*self._session.types.creating("Fact", FACT_COLUMNS, rows))
 
         def apply() -> None:
             for fact, row in zip(facts, rows, strict=True):
@@ -360,8 +359,7 @@ class KuzuGraphStore:
             return
         entities = list(entities)
         rows = [entity_params(e) for e in entities]
-        fields = ", ".join(f"{c}: {self._session.types.cast('Entity', c)}" for c in ENTITY_COLUMNS)
-        self._session.run(f"UNWIND $rows AS r CREATE (:Entity {{{fields}}})", {"rows": rows})
+        self._session.run(*self._session.types.creating("Entity", ENTITY_COLUMNS, rows))
 
         def apply() -> None:
             for entity in entities:

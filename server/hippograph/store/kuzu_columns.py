@@ -38,6 +38,18 @@ class ColumnTypes:
         every row of a batch as STRING, which it will not store in a TIMESTAMP or a list column."""
         return f"CAST(r.{column} AS {self.of(table)[column]})"
 
+    def creating(
+        self, table: str, columns: Sequence[str], rows: list[dict[str, Any]]
+    ) -> tuple[str, dict[str, Any]]:
+        """The statement that creates a ``table`` node per row, with its parameters. One row binds
+        each column as a parameter of its own: a fact's 29 columns cast out of an UNWIND row took
+        2.2-3.6 ms to create, as parameters 1.0 ms (ladybug 0.22, a 5k-fact graph, 2026-12-01);
+        a null parameter is stored as a null of the column's type."""
+        if len(rows) == 1:
+            return f"CREATE (:{table} {{{', '.join(f'{c}: ${c}' for c in columns)}}})", rows[0]
+        fields = ", ".join(f"{c}: {self.cast(table, c)}" for c in columns)
+        return f"UNWIND $rows AS r CREATE (:{table} {{{fields}}})", {"rows": rows}
+
     def returning(self, alias: str, table: str, columns: Sequence[str] | None = None) -> str:
         """``alias.column AS column`` for ``columns`` of ``table`` (default: all), a time as its text."""
         types = self.of(table)
