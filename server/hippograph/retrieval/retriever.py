@@ -403,7 +403,10 @@ class Retriever:
                     if here in fact_frontier:
                         value = fact_frontier[here].value * _edge_weight(edge, weights) * p.hop_decay
                         offer(next_facts, there, Activation(value, hop, edge.type, here), here)
-            for edge in view.about_edges(list(fact_frontier)):
+            # An entity reached at the last hop is never walked from, and only facts are returned:
+            # the last hop reads no edge that leads to one.
+            last = hop == depth
+            for edge in [] if last else view.about_edges(list(fact_frontier)):
                 value = fact_frontier[edge.src].value * weights[EdgeType.ABOUT] * p.hop_decay
                 offer(next_entities, edge.dst, Activation(value, hop, EdgeType.ABOUT, edge.src), edge.src)
             for edge in view.tag_neighbours(list(fact_frontier), limit=p.max_fanout_per_node):
@@ -425,7 +428,11 @@ class Retriever:
                     via = second if fid == act.from_id and second is not None else act
                     value = via.value * specific[eid] * weights[EdgeType.ABOUT] * p.hop_decay
                     offer(next_facts, fid, Activation(value, hop, EdgeType.ABOUT, eid, name), via.from_id)
-            related = view.related_entities([eid for eid, _ in walkable], limit=p.max_fanout_per_node)
+            related = (
+                []
+                if last
+                else view.related_entities([eid for eid, _ in walkable], limit=p.max_fanout_per_node)
+            )
             for here, there, strength in related:
                 value = entity_frontier[here].value * weights[EdgeType.RELATES] * strength * p.hop_decay
                 offer(next_entities, there, Activation(value, hop, EdgeType.RELATES, here), here)
