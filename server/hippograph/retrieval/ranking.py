@@ -83,12 +83,15 @@ class Ranked:
         return {**self.candidate.channels, **self.detail}
 
 
+def pool_size(limit: int, *, lookback: Lookback | None) -> int | None:
+    """How many of the best fused candidates ranking weighs for ``limit`` results (None: all of
+    them, for a look into the past, where the facts true or held then may lie deep in today's order)."""
+    return None if lookback is not None else max(limit * POOL_PER_RESULT, MIN_POOL)
+
+
 def pool(candidates: Sequence[Candidate], limit: int, *, lookback: Lookback | None) -> list[Candidate]:
-    """The head of the fused list that ranking weighs (all of it for a look into the past,
-    where the facts true or held then may lie deep in today's order)."""
-    if lookback is not None:
-        return list(candidates)
-    return list(candidates[: max(limit * POOL_PER_RESULT, MIN_POOL)])
+    """The head of the fused list that ranking weighs (``pool_size``)."""
+    return list(candidates[: pool_size(limit, lookback=lookback)])
 
 
 def score(

@@ -119,7 +119,8 @@ class Retriever:
         LanceDB's threads while the query is embedded."""
         keywords = self._vectors.start_text_search("facts", plan.search_text, self._fanned(limit), where)
         vector = embed(query)
-        candidates, notes = self.retrieve(query, vector, where, limit, plan, keywords)
+        size = ranking.pool_size(limit, lookback=lookback)
+        candidates, notes = self.retrieve(query, vector, where, limit, plan, keywords, weighed=size)
         pooled = ranking.pool(candidates, limit, lookback=lookback)
         facts = self._graph.get_facts([c.id for c in pooled])
         ranked = ranking.rank(
@@ -186,9 +187,12 @@ class Retriever:
         limit: int,
         plan: QueryPlan,
         keywords: Callable[[], list[Hit]],
+        *,
+        weighed: int | None = None,
     ) -> tuple[list[Candidate], list[str]]:
         """Fused candidates (best first, not yet lifecycle-weighted) and notes for the caller;
-        ``keywords`` waits for the keyword channel's hits, begun by the caller."""
+        ``keywords`` waits for the keyword channel's hits, begun by the caller; ``weighed``: how
+        many of the best the caller weighs (None: all of them)."""
         p = self.policy
         notes: list[str] = []
         k = self._fanned(limit)
@@ -228,20 +232,33 @@ class Retriever:
                 notes.append(f"graph expansion failed ({type(err).__name__}); results are from search alone")
         if p.next_share or p.prev_share:
             self._share_with_neighbours(view, fused, where, judged)
-        if p.anchor_bonus:
-            self._favour_anchored(view, fused, anchors)
         shown = self._visible(view, list(fused), where, judged)
-        kept = (c for c in fused.values() if c.id in shown)
+        kept = [c for c in fused.values() if c.id in shown]
+        if p.anchor_bonus:
+            self._favour_anchored(view, kept, anchors, weighed)
         return sorted(kept, key=lambda c: (-c.fused, c.id)), notes
 
     def _favour_anchored(
-        self, view: GraphView, fused: Mapping[str, Candidate], anchors: Sequence[tuple[Entity, float, str]]
+        self,
+        view: GraphView,
+        candidates: Sequence[Candidate],
+        anchors: Sequence[tuple[Entity, float, str]],
+        weighed: int | None,
     ) -> None:
+        """Raise the candidates centred on an entity the query names. Of more than ``weighed``,
+        only those the raise could bring among the best ``weighed`` are looked at: the rest stay out
+        of them either way (at 5k facts a search reached ~300 facts and read every one's
+        entities for this)."""
         named = {entity.id for entity, _, how in anchors if how == "name"}
         if not named:
             return
-        for fid in view.centred_on_any(list(fused), named):
-            fused[fid].fused *= 1 + self.policy.anchor_bonus
+        raise_by = 1 + self.policy.anchor_bonus
+        if weighed is not None and len(candidates) > weighed:
+            cutoff = sorted((c.fused for c in candidates), reverse=True)[weighed - 1]
+            candidates = [c for c in candidates if c.fused * raise_by >= cutoff]
+        by_id = {c.id: c for c in candidates}
+        for fid in view.centred_on_any(list(by_id), named):
+            by_id[fid].fused *= raise_by
 
     def _about_anchors(
         self, view: GraphView, hits: Sequence[Hit], anchors: Sequence[tuple[Entity, float, str]]
