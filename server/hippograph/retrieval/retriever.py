@@ -359,14 +359,6 @@ class Retriever:
                 about.setdefault(edge.src, []).append(edge.dst)
         return {fid for fid, fact in facts.items() if where.matches(fact_row(fact, about.get(fid, [])))}
 
-    @staticmethod
-    def _specificity(entity: Entity | None, total_facts: int) -> float:
-        """IDF of an entity over the facts: 1 for one mention in a large store, ~0 for a hub."""
-        mentions = entity.mention_count if entity else 0
-        if total_facts <= 1:
-            return 1.0
-        return math.log1p(total_facts / (1 + mentions)) / math.log1p(total_facts)
-
     def expand(
         self,
         seed_facts: Mapping[str, float],
@@ -430,7 +422,7 @@ class Retriever:
                 value = fact_frontier[edge.src].value * weights[EdgeType.HAS_TAG] * p.hop_decay
                 offer(next_facts, edge.dst, Activation(value, hop, EdgeType.HAS_TAG, edge.src), edge.src)
             known = self._entities.get_many(list(entity_frontier))  # one read a hop
-            specific = {eid: self._specificity(known.get(eid), total) for eid in entity_frontier}
+            specific = {eid: _specificity(known.get(eid), total) for eid in entity_frontier}
             walkable = [(eid, act) for eid, act in entity_frontier.items() if specific[eid] >= p.hub_min_idf]
             walkable.sort(key=lambda kv: -kv[1].value * specific[kv[0]])
             strongest = walkable[: p.max_fanout_per_node]
@@ -470,6 +462,14 @@ def _within_period(where: Filter, plan: QueryPlan) -> Filter | None:
     if after is not None and before is not None and after >= before:
         return None
     return replace(where, after=after, before=before)
+
+
+def _specificity(entity: Entity | None, total_facts: int) -> float:
+    """IDF of an entity over the facts: 1 for one mention in a large store, ~0 for a hub."""
+    mentions = entity.mention_count if entity else 0
+    if total_facts <= 1:
+        return 1.0
+    return math.log1p(total_facts / (1 + mentions)) / math.log1p(total_facts)
 
 
 def _edge_weight(edge: EdgeRow, weights: Mapping[str, float]) -> float:
