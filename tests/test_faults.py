@@ -88,6 +88,7 @@ def test_doctor_rebuilds_a_damaged_vector_table(settings: Settings, embedder: Fa
     memory = Memory.open(settings, embedder=embedder)
     try:
         kept = {memory.remember(f"Hive {i} gave honey in July").id for i in range(12)}
+        memory.vectors.flush()  # the rows on disk, not waiting in the write-behind buffer
         _cut_in_half(_facts_table(settings) / "data")
         report = memory.doctor()
         assert report["vector_tables_rebuilt"] == ["facts"]

@@ -58,7 +58,11 @@ _KEEP_CLOSING = timedelta(seconds=1)  # no search is in flight once the store cl
 # A LanceDB add costs ~10 ms and a version whatever its size; buffered, a remember costs an
 # in-memory append and a burst of remembers becomes one fragment. The graph has committed
 # before anything is buffered, so a crash loses nothing: the next open re-indexes the rest.
-_FLUSH_AFTER_S = 0.1
+# Each fragment costs every later query until a fold (~0.25 ms a search at 5k facts: 26.3 ms
+# p50 with 2, 32.5 with 33, 41.9 with 65): with 0.1 s, 100 remembers over MCP one at a time
+# left 25-28 fragments, with 1 s 6, and the 50 searches after them took 30.0-35.0 ms p50
+# against 36.0-40.3 (2026-12-01, two runs each).
+_FLUSH_AFTER_S = 1.0
 # A buffer this large is written by the writer itself (back-pressure on bulk paths).
 _FLUSH_ROWS = 1024
 # Rows written since nearest's pinned version (searched exactly, in memory) before it re-pins.
