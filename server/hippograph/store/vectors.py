@@ -53,8 +53,9 @@ log = logging.getLogger(__name__)
 _TABLES = ("facts", "entities")
 _KEEP_VERSIONS = timedelta(minutes=1)
 _KEEP_CLOSING = timedelta(seconds=1)  # no search is in flight once the store closes
-# Writes are buffered and written by a background thread this long after the first one, in
-# one LanceDB add (or by the next read, first, so every read sees every acknowledged write).
+# Writes are buffered and written by a background thread once none has come for _QUIET_S, at
+# the latest this long after the first one, in one LanceDB add (or by the next read, first, so
+# every read sees every acknowledged write).
 # A LanceDB add costs ~10 ms and a version whatever its size; buffered, a remember costs an
 # in-memory append and a burst of remembers becomes one fragment. The graph has committed
 # before anything is buffered, so a crash loses nothing: the next open re-indexes the rest.
@@ -63,6 +64,11 @@ _KEEP_CLOSING = timedelta(seconds=1)  # no search is in flight once the store cl
 # left 25-28 fragments, with 1 s 6, and the 50 searches after them took 30.0-35.0 ms p50
 # against 36.0-40.3 (2026-12-01, two runs each).
 _FLUSH_AFTER_S = 1.0
+# A remember over MCP comes every ~30-40 ms in a burst; after a lone one, a search a moment
+# later finds its row written instead of writing it first (a LanceDB add, ~10 ms): at 5k facts
+# over MCP, a search 0.3 s after a lone remember 58.6 / 62.0 -> 49.1 / 52.8 ms p50 (60 each,
+# two servers each), fragments after a burst of 100 the same (8 / 8 -> 6 / 5; 2026-12-01).
+_QUIET_S = 0.1
 # A buffer this large is written by the writer itself (back-pressure on bulk paths).
 _FLUSH_ROWS = 1024
 # Rows written since nearest's pinned version (searched exactly, in memory) before it re-pins.
@@ -170,10 +176,8 @@ class LanceVectorStore:
     def _write_behind(self) -> None:
         while not self._closing.is_set():
             self._wake.wait()
-            # Let a burst of writes gather into one LanceDB add; a close does not wait for it.
-            if self._closing.wait(_FLUSH_AFTER_S):
+            if self._gathered():
                 return
-            self._wake.clear()
             try:
                 self.flush()
             except Exception:  # kept buffered: the next write or read tries again
@@ -181,6 +185,18 @@ class LanceVectorStore:
             # No write for as long again: the burst has ended, and a fold due now is wanted.
             if not self._wake.wait(_FLUSH_AFTER_S) and self._appends.wanted():
                 self.fold_wanted.set()
+
+    def _gathered(self) -> bool:
+        """Let a burst of writes gather into one LanceDB add: wait until none has come for
+        ``_QUIET_S``, at most ``_FLUSH_AFTER_S``; True if the store is closing (close does not
+        wait for a burst to end)."""
+        deadline = time.monotonic() + _FLUSH_AFTER_S
+        while True:
+            self._wake.clear()
+            if self._closing.wait(max(0.0, min(_QUIET_S, deadline - time.monotonic()))):
+                return True
+            if not self._wake.is_set() or time.monotonic() >= deadline:
+                return False
 
     def flush(self) -> None:
         """Write the buffered rows and status changes to LanceDB now.
