@@ -176,7 +176,7 @@ class LanceVectorStore:
     def _write_behind(self) -> None:
         while not self._closing.is_set():
             self._wake.wait()
-            if self._gathered():
+            if _gathered(self._wake, self._closing):
                 return
             try:
                 self.flush()
@@ -185,18 +185,6 @@ class LanceVectorStore:
             # No write for as long again: the burst has ended, and a fold due now is wanted.
             if not self._wake.wait(_FLUSH_AFTER_S) and self._appends.wanted():
                 self.fold_wanted.set()
-
-    def _gathered(self) -> bool:
-        """Let a burst of writes gather into one LanceDB add: wait until none has come for
-        ``_QUIET_S``, at most ``_FLUSH_AFTER_S``; True if the store is closing (close does not
-        wait for a burst to end)."""
-        deadline = time.monotonic() + _FLUSH_AFTER_S
-        while True:
-            self._wake.clear()
-            if self._closing.wait(max(0.0, min(_QUIET_S, deadline - time.monotonic()))):
-                return True
-            if not self._wake.is_set() or time.monotonic() >= deadline:
-                return False
 
     def flush(self) -> None:
         """Write the buffered rows and status changes to LanceDB now.
@@ -485,6 +473,19 @@ class LanceVectorStore:
     def count(self, table: str) -> int:
         self._flush_for_read()
         return int(self._tables[table].count_rows())
+
+
+def _gathered(wake: threading.Event, closing: threading.Event) -> bool:
+    """Let a burst of writes gather into one LanceDB add: wait until none has come (``wake`` not
+    set) for ``_QUIET_S``, at most ``_FLUSH_AFTER_S``; True if ``closing`` is set (a close does not
+    wait for a burst to end)."""
+    deadline = time.monotonic() + _FLUSH_AFTER_S
+    while True:
+        wake.clear()
+        if closing.wait(max(0.0, min(_QUIET_S, deadline - time.monotonic()))):
+            return True
+        if not wake.is_set() or time.monotonic() >= deadline:
+            return False
 
 
 def _record(row: Mapping[str, Any], vector: np.ndarray) -> dict[str, Any]:
