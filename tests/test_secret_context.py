@@ -274,6 +274,55 @@ def test_ids_built_like_tokens_are_not_prefixed_tokens(prefix: str, alphabet: st
     assert _rate(lambda rng: prefix + "".join(rng.choices(alphabet, k=length))) == 0.0
 
 
+HEX_BOTH_CASES = "0123456789abcdefABCDEF"
+
+
+@pytest.mark.parametrize(
+    ("name", "make"),
+    [
+        # 27 hex digits in both cases show ~3.9 bits a character: drawn from 22, not 62.
+        ("short-hex-in-both-cases", lambda rng: "zraa-" + "".join(rng.choices(HEX_BOTH_CASES, k=27))),
+        (
+            "hex-in-groups",
+            lambda rng: (
+                "zq-api-" + "-".join("".join(rng.choices(HEX_BOTH_CASES, k=n)) for n in (8, 4, 4, 4, 12))
+            ),
+        ),
+        (
+            "numbers-then-hex",
+            lambda rng: (
+                "zoxp-"
+                + "-".join(str(rng.randrange(10**11, 10**12)) for _ in range(3))
+                + "-"
+                + "".join(rng.choices(HEX, k=32))
+            ),
+        ),
+        # The random part runs from the prefix: a team's number, then 24 characters.
+        (
+            "number-then-body",
+            lambda rng: "zoxb-" + str(rng.randrange(10**9, 10**10)) + "-" + _draw(BASE62, 24, rng.random()),
+        ),
+    ],
+    ids=lambda value: value if isinstance(value, str) else "",
+)
+def test_prefixed_tokens_with_groups_or_hex_bodies_are_found(
+    name: str, make: Callable[[random.Random], str]
+) -> None:
+    assert _rate(make) >= 0.95, name
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "the Unsplash photo id is photo-1506744038136-46273834b3fb",  # a time, then 12 hex: named
+        "tenant fc7ef217-f6aa-43a6-975d-0fa017bb7626 maps to workspace T01WT5XX0W",  # a UUID
+        "the device device-9b2c45b3-0a1d-4f3e-8c6b-2d7e9f0a1b2c came back online",  # a UUID, one case
+    ],
+)
+def test_uuids_and_named_ids_with_a_prefix_are_not_tokens(text: str) -> None:
+    assert scan(text) == []
+
+
 CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 
 
@@ -404,6 +453,24 @@ def test_a_word_ending_in_id_is_not_an_ids_name(sentence: str) -> None:
     # `\w{0,3}id` once took "said", "paid" and "valid" for an id's name, and let the key through.
     missed = [d for n in range(50) if not scan(sentence.format(d := _draw(BASE62, 27, f"said-{n}")))]
     assert len(missed) <= 2, missed
+
+
+def test_a_pasted_key_of_one_case_and_digits_is_found() -> None:
+    lower = [_draw(string.ascii_lowercase + string.digits, 40, f"lower-{n}") for n in range(DRAWS)]
+    upper = [_draw(UPPER_DIGITS, 32, f"upper-{n}") for n in range(DRAWS)]
+    missed = [d for d in lower + upper if not scan(f"Found {d} in an old terminal scrollback.")]
+    assert len(missed) / (2 * DRAWS) <= 1 - MIN_ACCEPT_RATE, missed
+    # Hex of either case is a digest's; words and numbers are names.
+    assert scan(f"Found {_draw(HEX, 40, 'sha')} in an old terminal scrollback.") == []
+    assert scan("Found kubernetes2024nodepool7westeurope3replicas in an old terminal scrollback.") == []
+
+
+def test_hex_glued_to_a_word_is_a_key_and_hex_alone_is_a_digest() -> None:
+    glued = [f"zapi{_draw(HEX, 32, f'glued-{n}')}" for n in range(50)]
+    assert [g for g in glued if not scan(f"the value from the vault export is {g}-2")] == []
+    assert [g for g in glued if not scan(f"{g} showed up in the staging logs")] == []
+    assert scan(f"{_draw(HEX, 40, 'digest')} showed up in the staging logs") == []
+    assert scan(f"deadbeef{_draw(HEX, 32, 'hexword')} showed up in the staging logs") == []
 
 
 def test_base64_of_text_and_long_base64_data_are_not_secrets() -> None:
