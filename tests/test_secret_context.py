@@ -311,6 +311,13 @@ def test_prefixed_tokens_with_groups_or_hex_bodies_are_found(
     assert _rate(make) >= 0.95, name
 
 
+@pytest.mark.parametrize("prefix", ["ZOCSPX-", "zq0atp-", "ZR1348941_"])
+def test_a_prefix_in_capitals_or_with_a_digit_takes_a_body_of_twenty(prefix: str) -> None:
+    # Ids' prefixes are words in lowercase (`ch_`, `seti_`, `file-`): those still need 26.
+    assert _rate(lambda rng: prefix + "".join(rng.choices(BASE62, k=22))) >= 0.9
+    assert _rate(lambda rng: "zqseti_" + "".join(rng.choices(BASE62, k=22))) == 0.0
+
+
 @pytest.mark.parametrize(
     "text",
     [

@@ -339,6 +339,7 @@ _ID_PREFIX = re.compile(
 
 
 _LONG_BODY = 26  # a body this long after a prefix is a secret if random; ids are mostly shorter
+_CODED_BODY = 20  # after a prefix in capitals or with a digit (`GOCSPX-`, `sq0atp-`): ids' are words
 # A ULID (`01` and 24 more of Crockford's base32, one case: a millisecond time, then random) is an
 # id whatever its prefix (`pri_01h...`, `user_01E4...`); a random body is one about 1 time in 10^5.
 _ULID = re.compile(r"01[0-9A-HJKMNP-TV-Z]{24}|01[0-9a-hjkmnp-tv-z]{24}")
@@ -355,15 +356,16 @@ def prefixed_token_findings(text: str) -> Iterator[tuple[int, int]]:
     for match in _PREFIXED.finditer(text):
         body = match.group("body")
         head = [p for p in re.split(r"[_.-]+", text[match.start() : match.start("body")]) if p]
-        least = 16 if any(map(_CREDENTIAL_PART.fullmatch, head)) else _LONG_BODY
-        # Parts between the prefix and the body that are not words are random too: `xoxb-` and
-        # `3555064285-h7yG...`; `sk_live_` and `cs_test_` name what follows.
+        prefix = match.group("prefix")
+        coded = any(c.isdigit() for c in prefix) or (prefix.isupper() and len(prefix) >= 3)
+        least = 16 if any(map(_CREDENTIAL_PART.fullmatch, head)) else _CODED_BODY if coded else _LONG_BODY
+        # Non-word parts after the prefix are random too (`xoxb-3555064285-...`; not `sk_live_`).
         drawn = body if len(head) < 2 else "-".join([*(p for p in head[1:] if not _wordlike(p)), body])
-        if len(match.group("prefix")) >= 6 and _HEXISH.fullmatch(match.group()):
+        if len(prefix) >= 6 and _HEXISH.fullmatch(match.group()):
             continue  # UUIDs and digests in one case (`cdf29402-e828-...`): their "prefix" is hex
-        if len(body) < least and _introduced_as_data(text, match.start()):
+        if len(body) < _LONG_BODY and _introduced_as_data(text, match.start()):
             continue  # `photo-1506744038136-4627...`: a time and a short body, named as an id
-        if len(drawn) < least or _ID_PREFIX.fullmatch(match.group("prefix")) or _ULID.fullmatch(body):
+        if len(drawn) < least or _ID_PREFIX.fullmatch(prefix) or _ULID.fullmatch(body):
             continue
         classes = sum(any(f(c) for c in body) for f in (str.isupper, str.islower, str.isdigit))
         # Digests are hex in one case; hex digits in both cases (maybe in dashed groups, but not a
@@ -420,8 +422,7 @@ def looks_random(token: str) -> bool:
     return mean_run < (2.2 if wordy >= 0.5 else 3.0) and entropy(token) >= _MIN_ENTROPY
 
 
-# A vendor's word glued to hex digits (`dapi8f19...`, 32+ of them, in one case, maybe a `-2` after):
-# a digest is never written against a word, and the word is not hex (`dapi`, not `deadbeef`).
+# A word (not hex) glued to 32+ hex digits of one case (`dapi8f19...-2`): digests are not glued to words.
 _GLUED_HEX = re.compile(r"[a-z]{0,7}[g-z][a-z]{0,7}(?:[0-9a-f]{32,128}|[0-9A-F]{32,128})(?:-\d{1,8})?")
 
 
