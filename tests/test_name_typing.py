@@ -56,3 +56,21 @@ def test_a_request_opening_a_recognised_name_is_no_part_of_it(memory: Memory) ->
     assert list(_typed(memory, "Ping Sarah Lee about the outage.", "project:j")) == ["Sarah Lee"]
     # A first name opening the sentence is the name's own.
     assert _typed(memory, "Priya Raman said the budget is fine.", "project:k") == {"Priya Raman": "person"}
+
+
+def test_a_run_of_capitalised_words_opening_its_sentence_keeps_its_first_word_if_a_name(
+    memory: Memory,
+) -> None:
+    # Until 2026-12-01 a run's first word was dropped when it opened its sentence: "Nursery",
+    # "Sailing Club" and "Hollowmere" were made entities. Now the name typer judges it, as it
+    # does a recognised name's first word.
+    assert list(_typed(memory, "Hollowmere Sailing Club runs a course in May.", "project:l")) == [
+        "Hollowmere Sailing Club"
+    ]
+    assert "Zeynep Yılmaz" in _typed(memory, "Zeynep Yılmaz chairs the residents' association.", "project:m")
+    assert list(_typed(memory, "Ask Lakeview Bank for the statement.", "project:n")) == ["Lakeview Bank"]
+    # A frame that types the rest of the run says the first word is no part of it.
+    assert _typed(memory, "Build Tidewater from source, the package is old.", "project:o") == {
+        "Tidewater": "tool"
+    }
+    assert list(_typed(memory, "Ask Mr. Haddad about the field trip.", "project:p")) == ["Haddad"]

@@ -36,9 +36,12 @@ def test_a_speaker_is_a_name_that_opens_a_turn(text: str, who: str | None) -> No
     assert (found.text if found else None) == who
 
 
-def test_capitalised_runs_drop_the_sentences_first_word_and_edge_stopwords() -> None:
+def test_capitalised_runs_keep_the_sentences_first_word_for_the_typer_and_drop_edge_stopwords() -> None:
+    # "Ask" may be a name's first word ("Harriet Nkemelu is ..."): the name typer judges it.
     text = "Ask Priya about it. We met Mary Jane Watson and The Big Lebowski fans in New York."
-    assert _texts(capitalised_runs(text)) == ["Mary Jane Watson", "Big Lebowski", "New York"]
+    assert _texts(capitalised_runs(text)) == ["Ask Priya", "Mary Jane Watson", "Big Lebowski", "New York"]
+    # A title or a stopword after the first word ends a name there.
+    assert _texts(capitalised_runs("Ask Mr. Haddad Senior about it.")) == ["Haddad Senior"]
 
 
 def test_single_capitalised_words_inside_a_sentence_are_names() -> None:

@@ -162,13 +162,14 @@ class NameTyper:
     def _without_opening_words(
         self, texts: Sequence[str], texts_names: Sequence[Sequence[Name]]
     ) -> Sequence[Sequence[Name]]:
-        """The names, each recognised name that opens its sentence without its first word where
-        that word is nearer the ordinary words that open sentences than any type's names."""
+        """The names, each recognised name or capitalised run that opens its sentence (typed by
+        its head word or not: "Ask Lakeview Bank") without its first word where that word is
+        nearer the ordinary words that open sentences than any type's names."""
         openers = {
             (t, i): word
             for t, names in enumerate(texts_names)
             for i, n in enumerate(names)
-            if n.how == "ner" and (word := opening_word(texts[t], n)) is not None
+            if n.how not in ("speaker", "code") and (word := opening_word(texts[t], n)) is not None
         }
         if not openers:
             return texts_names

@@ -36,8 +36,10 @@ from hippograph.text.names import (
     capitalised_words,
     code_identifiers,
     merge,
+    opening_word,
     opening_words,
     speaker,
+    without_opening_word,
 )
 
 log = logging.getLogger(__name__)
@@ -206,7 +208,7 @@ def names_from_spans(text: str, spans: Sequence[tuple[str, str, int, int]]) -> l
         if (name := _trimmed(Name(span, kind, "ner", start, end))) is not None:
             recognised.append(name)
     runs = capitalised_runs(text)
-    recognised = _whole(recognised, runs, blocked)
+    recognised = _whole(text, recognised, runs, blocked)
     who = speaker(text)
     found = merge(
         [who] if who else [],
@@ -237,13 +239,18 @@ def _trimmed(name: Name) -> Name | None:
     return replace(name, text=text, start=start) if name.text.endswith(text) else None
 
 
-def _whole(recognised: list[Name], runs: Sequence[Name], blocked: Sequence[tuple[int, int]]) -> list[Name]:
+def _whole(
+    text: str, recognised: list[Name], runs: Sequence[Name], blocked: Sequence[tuple[int, int]]
+) -> list[Name]:
     """Each recognised span that is part of a longer run of capitalised words, the whole run, its
     type for the typer to judge ("Home" of "Home Assistant", "Lane Dolphins" of "Otter Lane
-    Dolphins"); a run that holds a date or an amount stays cut ("Tuesday Priya Raman")."""
+    Dolphins"); a run that holds a date or an amount stays cut ("Tuesday Priya Raman"), and a
+    sentence's first word before a span is no evidence ("Ask Sarah Lee": the span stands)."""
     whole = []
     for name in recognised:
         run = next((r for r in runs if r.start <= name.start and name.end <= r.end), None)
+        if run is not None and run.start < name.start and opening_word(text, run) is not None:
+            run = without_opening_word(run)
         longer = run is not None and len(run.text) > len(name.text) and len(run.text.split()) <= _RUN_WORDS
         if run is None or not longer or any(run.start < end and start < run.end for start, end in blocked):
             whole.append(name)
@@ -253,9 +260,15 @@ def _whole(recognised: list[Name], runs: Sequence[Name], blocked: Sequence[tuple
 
 
 def _stated(text: str, name: Name) -> Name:
-    """``name`` with the type its sentence states (``how="cue"``) or implies (``how="frame"``)."""
+    """``name`` with the type its sentence states (``how="cue"``) or implies (``how="frame"``);
+    a run opening its sentence, without its first word where the rest is so typed ("Build
+    Tidewater from source": the frame takes Tidewater, the verb is no part of it)."""
     if kind := cued_type(text, name.start, name.end):
         return replace(name, type=kind, how="cue")
     if kind := framed_type(text, name.start, name.end):
         return replace(name, type=kind, how="frame")
+    if name.how == "capitalised" and opening_word(text, name) is not None:
+        rest = without_opening_word(name)
+        if (stated := _stated(text, rest)) is not rest:
+            return stated
     return name

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 
 from hippograph.domain.models import name_key
-from hippograph.text.name_cues import HONORIFIC, apposed_type, head_type, names_its_kind, title_before
+from hippograph.text.name_cues import HONORIFIC, apposed_type, names_its_kind, title_before
 from hippograph.text.query_intent import STOPWORDS, is_stopword
 
 __all__ = [
@@ -113,10 +113,14 @@ def capitalised_runs(text: str) -> list[Name]:
     for match in _CAPITALISED_RUN.finditer(text):
         words = match.group().split(" ")
         start, end = match.start(), match.end()
-        # A sentence's first word is capitalised whatever it is ("Ask Priya", "Hey Caroline"):
-        # no evidence of a name. Edge stopwords ("The", "I") are no part of one either.
-        # But two words whose second is a name's head word are the name ("Northwind Traders sent").
-        if _opens_sentence(text, start) and not (len(words) == 2 and head_type(" ".join(words))):
+        # A sentence's first word is capitalised whatever it is ("Ask Priya", "Harriet Nkemelu
+        # is"): the name typer judges it (``opening_word``), unless a stopword or a title follows
+        # ("Ask Mr. Haddad"). Edge stopwords ("The", "I") are no part of a name.
+        if (
+            len(words) > 2
+            and _opens_sentence(text, start)
+            and (_is_stopword(words[1]) or HONORIFIC.fullmatch(words[1]))
+        ):
             start += len(words.pop(0)) + 1
         while words and (_is_stopword(words[0]) or HONORIFIC.fullmatch(words[0])):
             start += len(words.pop(0)) + 1  # "Mr. Petrov" is Petrov
@@ -187,9 +191,11 @@ def opening_word(text: str, name: Name) -> str | None:
     """The first word of a name of several words that opens its sentence ("Tell Marco", "Ping
     Sarah Lee", but also "Priya Raman"): a request's verb or a greeting, or the name's own first
     word, which the text cannot tell (the name typer judges); None for any other name, and for
-    one that says what it is ("Project Apollo", "Lake Tahoe": the word is the name's)."""
+    one that says what it is unless what follows the word does too ("Project Apollo", "Lake
+    Tahoe", "Northwind Traders": the word is the name's; "Ask Lakeview Bank": the typer judges)."""
     first, _, rest = name.text.partition(" ")
-    opens = rest and _opens_sentence(text, name.start) and not names_its_kind(name.text)
+    says_kind = names_its_kind(name.text) and not names_its_kind(rest)
+    opens = rest and _opens_sentence(text, name.start) and not says_kind
     return first if opens else None
 
 
