@@ -15,7 +15,8 @@ from collections.abc import Callable
 
 import pytest
 
-from hippograph.text.secret_context import context_findings, prefixed_token_findings, secret_shaped
+from hippograph.text.secret_context import context_findings, secret_shaped
+from hippograph.text.secret_tokens import prefixed_token_findings
 from hippograph.text.secrets_scan import SecretFinding, scan
 
 BASE62 = string.ascii_letters + string.digits

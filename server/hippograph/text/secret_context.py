@@ -15,22 +15,25 @@ Pure: no I/O, no logging; every repetition is bounded.
 
 from __future__ import annotations
 
-import base64
-import binascii
 import functools
 import math
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 
 from hippograph.text.secret_rules import entropy
 
 __all__ = [
-    "bare_token_findings",
+    "ANY_HEX",
+    "CHARACTER_RUN",
+    "ID_WORD",
+    "NOT_A_VALUE",
+    "UUID_SHAPE",
     "context_findings",
-    "looks_random",
     "named",
-    "prefixed_token_findings",
+    "path_like",
     "secret_shaped",
+    "spelled",
+    "wordlike",
 ]
 
 # A credential word: `key`, `API key`, `tokens`, `client secret`, `passphrase`; not a site key.
@@ -39,7 +42,7 @@ _CREDENTIAL_WORD = re.compile(
     r"(?<![/:@])(?:key|token|secret|password|passwd|passphrase|passcode|credential|pat)s?(?![a-z])(?![_-]\w|@)"
 )
 # An id named right before a value says what the value is: "commit 3f2a...", "request id ...".
-_ID_WORD = re.compile(
+ID_WORD = re.compile(
     r"(?i)commit|sha\d{0,3}|hash|checksum|digest|fingerprint|uuid|ids?|build|version|revision|rev|"
     r"image|trace|request|order|ticket|issue|account|user|customer|project|org"
 )
@@ -65,7 +68,7 @@ _EDGE = "\"'`()[]{}<>.,;:!?*"  # quoting and punctuation around a value
 _WINDOW = 90  # characters after the credential word: "... key for the staging job we set up is X"
 _MAX_WORDS = 10
 
-_NOT_A_VALUE = re.compile(
+NOT_A_VALUE = re.compile(
     r".*://.*|[\w.+-]+@[\w-]+\.[\w.-]+|~/.*|\.\.?/.*|\\\\.*"  # links, addresses, home and relative paths
     r"|\$[A-Za-z_{(].*|@[A-Za-z][\w.-]*|%\w+%|\{.*|<.*"  # variables, handles, templates
     r"|0x[0-9a-fA-F]+|arn:.*"  # number literals, AWS resource names
@@ -81,9 +84,9 @@ _NOT_A_VALUE = re.compile(
     r"|[a-z]+\([a-z0-9_-]*\)?!?:?",  # a commit's scope, a call: fix(nodejs)!:, print(x)
 )
 _HEX = re.compile(r"[0-9a-f]+|[0-9A-F]+")
-_ANY_HEX = re.compile(r"[0-9a-fA-F]+")
-_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
-_RUN = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
+ANY_HEX = re.compile(r"[0-9a-fA-F]+")
+UUID_SHAPE = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+CHARACTER_RUN = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
 _SPELLED_WORD = re.compile(r"(?=.*[aeiouyAEIOUY])(?:[A-Z]?[a-z]{2,}|[A-Z]{3,})")  # `cache`, `Linux`, `PROD`
 
 
@@ -103,7 +106,7 @@ _COMMON_BIGRAMS = frozenset(
 )
 
 
-def _wordlike(run: str) -> bool:
+def wordlike(run: str) -> bool:
     """A run of letters spelled like an English word (`cache`, `Linux`, `replica`): at most one
     pair in three outside the common ones. Random letters (`kxqfo`) rarely manage three in a row."""
     if len(run) < 3:
@@ -113,12 +116,12 @@ def _wordlike(run: str) -> bool:
     return rare * 3 <= len(run) - 1
 
 
-def _spelled(value: str) -> int:
+def spelled(value: str) -> int:
     """How many characters of ``value`` are in runs spelled like English words."""
-    return sum(len(r) for r in _RUN.findall(value) if _wordlike(r))
+    return sum(len(r) for r in CHARACTER_RUN.findall(value) if wordlike(r))
 
 
-def _path(value: str) -> bool:
+def path_like(value: str) -> bool:
     """`uploads/2026/03/18/IMG_4821.HEIC`, `prod/api/keys`: a file name, or folders of words and
     numbers. Base64 has slashes too, between random runs."""
     if "/" not in value:
@@ -126,7 +129,7 @@ def _path(value: str) -> bool:
     if re.search(r"\.[A-Za-z][A-Za-z0-9]{1,4}$", value):
         return True
     segments = [p for p in re.split(r"[/_.-]+", value) if p]
-    return all(p.isdigit() or _wordlike(p) or len(p) < 3 for p in segments)
+    return all(p.isdigit() or wordlike(p) or len(p) < 3 for p in segments)
 
 
 def _plain_word(part: str) -> bool:
@@ -146,7 +149,7 @@ def _structured(value: str) -> bool:
     parts = [p for p in re.split(r"[^A-Za-z0-9]+", value) if p]
     if len(parts) < 2 or len(parts) == 1 + value.count("-") + value.count("_") + value.count("."):
         return False  # joined by dashes, underscores and dots only: `named` judges those
-    plain = all(p.isdigit() or len(p) <= 2 or _wordlike(p) or _SPELLED_WORD.fullmatch(p) for p in parts)
+    plain = all(p.isdigit() or len(p) <= 2 or wordlike(p) or _SPELLED_WORD.fullmatch(p) for p in parts)
     return plain and any(_plain_word(p) or (p.isdigit() and len(p) >= 4) for p in parts)
 
 
@@ -156,7 +159,7 @@ def named(value: str) -> bool:
     segments = [p for p in re.split(r"[-_.:/]+", value) if p]
     words = sum(_SPELLED_WORD.fullmatch(p) is not None for p in segments)
     # Codes: every part short, plain or a word (`AES-256-GCM`, `cp311-manylinux_2_17_x86_64`).
-    codes = all(len(p) <= 5 or (p.isalpha() and len(p) <= 6) or p.isdigit() or _wordlike(p) for p in segments)
+    codes = all(len(p) <= 5 or (p.isalpha() and len(p) <= 6) or p.isdigit() or wordlike(p) for p in segments)
     return words >= 2 or (len(segments) >= 3 and codes)
 
 
@@ -164,11 +167,11 @@ def named(value: str) -> bool:
 @functools.lru_cache(maxsize=4096)
 def secret_shaped(value: str) -> bool:
     """A value shaped like a generated secret, not like something a person or a program names."""
-    if len(value) < 10 or len(value) > 400 or _NOT_A_VALUE.fullmatch(value) or _path(value):
+    if len(value) < 10 or len(value) > 400 or NOT_A_VALUE.fullmatch(value) or path_like(value):
         return False
     if _structured(value):
         return False
-    if _UUID.fullmatch(value):
+    if UUID_SHAPE.fullmatch(value):
         return True  # many vendors issue keys as UUIDs; an id's UUID is named as one (`request_id=`)
     digits = sum(c.isdigit() for c in value)
     letters = sum(c.isalpha() for c in value)
@@ -179,7 +182,7 @@ def secret_shaped(value: str) -> bool:
     if named(value):
         return False
     # Words spelled out (`deploy2production`, `Release2024Notes`) cover most of a name.
-    if _spelled(value) * 2 >= len(value):
+    if spelled(value) * 2 >= len(value):
         return False
     if letters == 0 or (digits == 0 and letters == len(value) and len(value) < 16):
         return False  # `123-456-7890`; a short run of letters is a word or a name
@@ -198,7 +201,7 @@ def _told_shaped(value: str) -> bool:
     `96LfX94Y`, `kDfeRtGh`), or a key in groups (`X7KQ-9PLM-W2RT-H4NB`)."""
     if secret_shaped(value):
         return True
-    if len(value) < 8 or _NOT_A_VALUE.fullmatch(value) or _path(value) or _structured(value):
+    if len(value) < 8 or NOT_A_VALUE.fullmatch(value) or path_like(value) or _structured(value):
         return False
     if _grouped(value):
         return True
@@ -208,9 +211,9 @@ def _told_shaped(value: str) -> bool:
         return False
     if value.isdigit():
         return len(value) >= 12
-    if _ANY_HEX.fullmatch(value) and not value.isalpha():
+    if ANY_HEX.fullmatch(value) and not value.isalpha():
         return True  # hex letters spell words by chance (`277CcecD8Bab75`)
-    if _spelled(value) * 2 >= len(value):
+    if spelled(value) * 2 >= len(value):
         return False
     if not any(c.isdigit() for c in value):
         return True  # twelve letters (and signs) that spell nothing, or a jumble of cases
@@ -223,12 +226,12 @@ def _stated(value: str) -> bool:
     and `build2024` are words)."""
     if _told_shaped(value) or password_shaped(value):
         return True
-    if len(value) < 8 or not value.isalnum() or _NOT_A_VALUE.fullmatch(value):
+    if len(value) < 8 or not value.isalnum() or NOT_A_VALUE.fullmatch(value):
         return False
     if value.isdigit():
         return True
-    spelled = _spelled(value)
-    return spelled == 0 if value.isalpha() else spelled * 2 < len(value)
+    letters = spelled(value)
+    return letters == 0 if value.isalpha() else letters * 2 < len(value)
 
 
 _DATED = re.compile(r"(?<!\d)(?:19|20)\d\d-[01]\d(?!\d)")
@@ -241,7 +244,7 @@ def password_shaped(value: str) -> bool:
     address, a path, a variable, a version, a date or a name of words. Only where a value is
     stated as the key ("the API key is X", "token: X"): elsewhere expressions look the same
     (`p95<200ms`, `O(n^2)`)."""
-    if not 8 <= len(value) <= 64 or _NOT_A_VALUE.fullmatch(value) or _path(value) or "@" in value[1:]:
+    if not 8 <= len(value) <= 64 or NOT_A_VALUE.fullmatch(value) or path_like(value) or "@" in value[1:]:
         return False
     if _DATED.search(value) or _structured(value):
         return False  # `region#2024-05`: a name and a date
@@ -250,12 +253,12 @@ def password_shaped(value: str) -> bool:
     # Dashes, underscores and dots alone join the parts of ids and names (`SEP-2207`, `eu_west_1`).
     if not any(not c.isalnum() and c not in "-_." for c in value) or sum(present) < 3 or named(value):
         return False
-    return _spelled(value) * 2 < len(value)
+    return spelled(value) * 2 < len(value)
 
 
 def _pieces(value: str) -> int:
     """Runs of digits and of letters, a capital starting a run: `kDfeRtGh` is 4, `iPhone15` 3."""
-    return len(_RUN.findall(value))
+    return len(CHARACTER_RUN.findall(value))
 
 
 _GROUPS = re.compile(r"[A-Za-z0-9]{4,8}(?:-[A-Za-z0-9]{4,8}){2,7}")
@@ -272,7 +275,7 @@ def _grouped(value: str) -> bool:
     body = "".join(groups)
     alike = len({len(g) for g in groups[:-1]}) == 1 and len(groups[-1]) <= len(groups[0])
     mixed = sum(any(c.isdigit() for c in g) for g in groups) >= 2 and any(c.isalpha() for c in body)
-    return alike and mixed and _spelled(body) * 3 < len(body)
+    return alike and mixed and spelled(body) * 3 < len(body)
 
 
 def context_findings(text: str) -> Iterator[tuple[int, int]]:
@@ -315,186 +318,8 @@ def _first_secret(
         if any(_ATTRIBUTE_WORD.fullmatch(p) or _CREDENTIAL_WORD.fullmatch(p) for p in parts):
             return None  # "token budget 8192", "key length", another credential word: not this value
         # "commit 3f2a...", "request_id=8f14...": a value right after an id's name is that id.
-        named = any(map(_ID_WORD.fullmatch, parts[:-1])) or (i > 0 and _ID_WORD.fullmatch(values[i - 1]))
+        named = any(map(ID_WORD.fullmatch, parts[:-1])) or (i > 0 and ID_WORD.fullmatch(values[i - 1]))
         if value and not named and shaped(value):
             offset = words[i].start() + raw.rindex(value)
             return offset, offset + len(value)
     return None
-
-
-# A vendor's token names itself: a short prefix, a separator, then a long random body (`ghp_...`,
-# `glpat-...`, `sk-proj-...`, `NRAK-...`). The rule set knows many prefixes, not every vendor's; this finds
-# the shape. Ids are built the same way, but shorter (Stripe's `ch_` + 24, OpenAI's `file-` + 24)
-# or under a prefix that says what they identify (`req_`, `evt_`, `chatcmpl-`, `sha256-`).
-_PREFIXED = re.compile(
-    r"(?<![\w.+/=-])(?P<prefix>[a-z][a-z0-9]{1,9}|[A-Z][a-z0-9]{1,9}|[A-Z][A-Z0-9]{1,9})[_.-]{1,2}"
-    r"(?:[A-Za-z0-9]{1,10}[_.-]){0,2}"
-    # Base64 bodies hold `+` and `/` and may end in `=` padding; some end in a `-` or `_`.
-    r"(?P<body>[A-Za-z0-9](?:[\w.+/-]{0,398}[A-Za-z0-9])?)(?:={1,2}|[_-])?(?![\w+/=-])"
-)
-_ID_PREFIX = re.compile(
-    rf"(?i:{_ID_WORD.pattern[4:]}|req|txn|evt|event|msg|span|sess|session|obj|doc|img|pkg|md5|blob|"
-    r"node|pod|ch|cus|pi|sub|prod|price|in|acct|file|asst|thread|run|batch|job|cmpl|chatcmpl|resp)"
-)
-
-
-_LONG_BODY = 26  # a body this long after a prefix is a secret if random; ids are mostly shorter
-_CODED_BODY = 20  # after a prefix in capitals or with a digit (`GOCSPX-`, `sq0atp-`): ids' are words
-# A ULID (`01` and 24 more of Crockford's base32, one case: a millisecond time, then random) is an
-# id whatever its prefix (`pri_01h...`, `user_01E4...`); a random body is one about 1 time in 10^5.
-_ULID = re.compile(r"01[0-9A-HJKMNP-TV-Z]{24}|01[0-9a-hjkmnp-tv-z]{24}")
-# A prefix that says "key" or "token" itself (`tskey-`, `zq_tok_`, `apikey-`, `glpat-`: a personal
-# access token) names a secret, not an id: its body may be as short as a key's. Not `compat_`,
-# `tiktok_` or `bypass-`: only "key", "token" and "secret" end longer words here.
-_CREDENTIAL_PART = re.compile(
-    r"(?i)[a-z0-9]*(?:key|token|secret)|[a-z0-9]{0,2}(?:pat|tok)|pwd|pass|auth|cred|creds|sec|api|sk|rk"
-)
-
-
-def prefixed_token_findings(text: str) -> Iterator[tuple[int, int]]:
-    """(start, end) of each token shaped like a vendor's self-identifying secret."""
-    for match in _PREFIXED.finditer(text):
-        body = match.group("body")
-        head = [p for p in re.split(r"[_.-]+", text[match.start() : match.start("body")]) if p]
-        prefix = match.group("prefix")
-        coded = any(c.isdigit() for c in prefix) or (prefix.isupper() and len(prefix) >= 3)
-        least = 16 if any(map(_CREDENTIAL_PART.fullmatch, head)) else _CODED_BODY if coded else _LONG_BODY
-        # Non-word parts after the prefix are random too (`xoxb-3555064285-...`; not `sk_live_`).
-        drawn = body if len(head) < 2 else "-".join([*(p for p in head[1:] if not _wordlike(p)), body])
-        if len(prefix) >= 6 and _HEXISH.fullmatch(match.group()):
-            continue  # UUIDs and digests in one case (`cdf29402-e828-...`): their "prefix" is hex
-        if len(body) < _LONG_BODY and _introduced_as_data(text, match.start()):
-            continue  # `photo-1506744038136-4627...`: a time and a short body, named as an id
-        if len(drawn) < least or _ID_PREFIX.fullmatch(prefix) or _ULID.fullmatch(body):
-            continue
-        classes = sum(any(f(c) for c in body) for f in (str.isupper, str.islower, str.isdigit))
-        # Digests are hex in one case; hex digits in both cases (maybe in dashed groups, but not a
-        # UUID in one case: `device-<uuid>` is an id) are drawn at random.
-        digits, uuid = body.replace("-", ""), _UUID.fullmatch(body) and _HEXISH.fullmatch(body)
-        random_hex = len(digits) >= 32 and _ANY_HEX.fullmatch(digits) and classes >= 2 and not uuid
-        if random_hex or (classes >= 2 and entropy(body) >= _random_entropy(body) and secret_shaped(body)):
-            yield match.span()
-
-
-def _random_entropy(body: str) -> float:
-    """The least entropy (bits a character) a random ``body`` has, given its length and the
-    classes it draws from: n characters from an alphabet of k show about d = k(1 - (1 - 1/k)^n)
-    distinct ones, and their counts, never all equal, put the entropy some 0.2-0.3 bits under
-    log2(d) (±0.1): half a bit under lets nearly all through. Capped at 4 bits (26 characters of
-    mixed case and digits: `NRAK-` and 27 capitals and digits is ~4.1 bits, `sk-` and 48 of all
-    three ~5.2); text with a prefix is rarely that even."""
-    # Hex digits in both cases (`Bad73dd2EC42...`) are drawn from 22 characters, not 62.
-    letters = 6 if _ANY_HEX.fullmatch(re.sub(r"[_.+/-]", "", body)) and not _HEXISH.fullmatch(body) else 26
-    classes = ((str.isupper, letters), (str.islower, letters), (str.isdigit, 10))
-    k = sum(size for test, size in classes if any(map(test, body)))
-    distinct = k * (1 - (1 - 1 / k) ** len(body))
-    return min(4.0, math.log2(distinct) - 0.5)
-
-
-_HEXISH = re.compile(r"[0-9a-f-]+|[0-9A-F-]+")  # SHAs, UUIDs: not secrets in prose
-_WORDLIKE = re.compile(r"[A-Z]?[a-z]{2,}|[A-Z]{2,}(?![a-z])")
-_UNPRONOUNCEABLE = re.compile(r"^[^aeiouy]*$|[^aeiouy]{3}", re.IGNORECASE)
-_MIN_ENTROPY = 3.7  # bits/char; random base64 of 20+ characters is above 4 nearly always
-
-
-def looks_random(token: str) -> bool:
-    """A token of 20+ characters drawn at random: both cases and digits, short runs of each."""
-    if token.startswith("_Z"):
-        return False  # a mangled C++ symbol, from a linker error
-    token = token.strip("=-_")
-    if len(token) < 20 or _HEXISH.fullmatch(token):
-        return False
-    if _one_case_random(token):
-        return True
-    # Random tokens of this length mix cases and digits; identifiers, tags and versions
-    # (`snake_case_name`, `camelCaseName`, `cp311-manylinux_2_17_x86_64`) mostly do not.
-    if not all(any(f(c) for c in token) for f in (str.isupper, str.islower, str.isdigit)):
-        return False
-    # Separated ids (`GHSA-f74f-cvh7-c6q6`, `id-tc26-gost-3410-12-512-paramSetA`) are structured.
-    if sum(token.count(c) for c in "-_/") * 6 >= len(token):
-        return False
-    # Random text changes character class every one or two characters; names change it at
-    # word boundaries, and when half of a token spells pronounceable words (`CPyList_GetItemInt64`)
-    # its runs must be shorter still. Of random base64 tokens (20-64 characters) ~3% are missed.
-    runs = _RUN.findall(token)
-    mean_run = sum(map(len, runs)) / len(runs)
-    wordy = sum(len(w) for w in _WORDLIKE.findall(token) if not _UNPRONOUNCEABLE.search(w)) / len(token)
-    return mean_run < (2.2 if wordy >= 0.5 else 3.0) and entropy(token) >= _MIN_ENTROPY
-
-
-# A word (not hex) glued to 32+ hex digits of one case (`dapi8f19...-2`): digests are not glued to words.
-_GLUED_HEX = re.compile(r"[a-z]{0,7}[g-z][a-z]{0,7}(?:[0-9a-f]{32,128}|[0-9A-F]{32,128})(?:-\d{1,8})?")
-
-
-def _one_case_random(token: str) -> bool:
-    """32+ letters of one case and digits drawn at random (`oy2c9qomrec7xkl3ujgx...`), hex aside:
-    runs as short as random text's (~2.4 characters; 99% under 5), little of it spelled, the
-    entropy of 36 characters drawn at random. Random draws pass 95.7% at 32 characters, 98.6% at 40."""
-    one_case = token.isalnum() and (token.islower() or token.isupper()) and not token.isalpha()
-    if len(token) < 32 or not one_case or _ANY_HEX.fullmatch(token):
-        return False
-    runs = _RUN.findall(token)
-    short = sum(map(len, runs)) / len(runs) < 5.0
-    return short and _spelled(token) * 3 < len(token) and entropy(token) >= _random_entropy(token)
-
-
-# A pasted key needs no credential word: "Rolling back to LTAI5t... fixed it", "saw AK1x... in a
-# screenshot". Ids are as random, and are named as what they identify ("event 2QZ...", "the
-# Firestore document 8fJ2...", "the short link id is ..."), or are a config key's value
-# (`certificate-authority-data: ...`, judged by the key's name), or encode data.
-_BARE_TOKEN = re.compile(r"(?<![\w+/=.:@-])[A-Za-z0-9][A-Za-z0-9+/_.-]{19,400}={0,2}(?![\w+/=@-])")
-_OBJECT_WORD = (
-    "event|link|object|record|row|entry|item|file|document|doc|page|post|comment|message|thread|"
-    "channel|video|deployment|instance|node|cluster|bucket|blob|asset|attachment|folder|workspace|"
-    "board|base|table|sheet|invoice|payment|transaction|charge|refund|subscription|job|task|run|"
-    "workflow|pipeline|release|tag|branch|container|volume|snapshot|device|key id"
-)
-# `uuid`, `ksuid`, `uid`, `ulid`, `kid`, `pid`, `sid`: not `said`, `paid`, `valid`, `void`, `did`.
-_SHORT_ID = r"(?:uu|gu|ksu|cu|pu|ul|[cefgknopstuvx])id"
-# An id's or object's name right before the value ("event X", "the file id is X", "ksuid X").
-_NAMED_BEFORE = re.compile(
-    rf"(?i)(?<![\w-])(?:{_ID_WORD.pattern[4:]}|{_OBJECT_WORD}|{_SHORT_ID})s?(?![\w-])\W{{0,3}}"
-    r"(?:(?:is|was|now|are)\W{1,3})?$"
-)
-# A value of a config key (a YAML key starting its line, or `name=`): the key says what it is.
-_CONFIG_VALUE = re.compile(r"(?m)(?:^[ \t-]*[\w.-]{1,60}[ \t]*:|[\w.-]=)[ \t]*[\"'<]?$")
-
-
-def _encoded_text(token: str) -> bool:
-    """Base64 of text (`eyJsb2dfbGV2ZWwi...`, `LS0tLS1CRUdJTi...`): encoded config, not a key. The
-    first bytes of a random token read as base64 are printable about one time in 10^5."""
-    body = token.rstrip("=")
-    body = body[: len(body) // 4 * 4]
-    try:
-        raw = base64.b64decode(body.replace("-", "+").replace("_", "/"), validate=True)[:24]
-    except (binascii.Error, ValueError):
-        return False
-    return len(raw) >= 12 and sum(32 <= b < 127 or b in (9, 10, 13) for b in raw) >= 0.9 * len(raw)
-
-
-def _introduced_as_data(text: str, start: int) -> bool:
-    """Whether the words before ``start`` name what follows as an id, an object or a config value."""
-    window = text[max(0, start - 80) : start]
-    return bool(_NAMED_BEFORE.search(window) or _CONFIG_VALUE.search(window))
-
-
-def bare_token_findings(text: str, skip: Callable[[int], bool]) -> Iterator[tuple[int, int]]:
-    """(start, end) of each random token in ``text`` no credential word introduces, not named as
-    an id or an object, not a config key's value, not encoded data; ``skip(start)`` says a
-    position is in public material (a link, a digest, a site key)."""
-    for match in _BARE_TOKEN.finditer(text):
-        token, start = match.group().rstrip("."), match.start()
-        if skip(start) or _introduced_as_data(text, start):
-            continue
-        if _GLUED_HEX.fullmatch(token):
-            yield start, start + len(token)
-            continue
-        if _PREFIXED.fullmatch(token) or _encoded_text(token):
-            continue  # a prefix and a separator: prefixed_token_findings judges it
-        if len(token) >= 64 and re.search(r"[+/]", token):
-            continue  # standard base64 this long is encoded data: certificates, images, config
-        if _NOT_A_VALUE.fullmatch(token) or _path(token) or named(token):
-            continue
-        pieces: Sequence[str] = [p for p in re.split(r"[_.-]+", token) if p]
-        if looks_random(token) or looks_random(max(pieces, key=len)):
-            yield start, start + len(token)

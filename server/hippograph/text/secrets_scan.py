@@ -11,7 +11,7 @@ Two families of detectors:
 * entropy: any other long token that looks random (both cases and digits, short character
   runs, few pronounceable words, high Shannon entropy), except hex digests, UUIDs, labelled
   digests, URLs, public keys and certificates: after a credential word, or on its own when
-  nothing names it an id (secret_context.bare_token_findings).
+  nothing names it an id (secret_tokens.bare_token_findings).
 
 Pure: no I/O, no logging. Token patterns start at a look-behind over their own characters and
 every repetition is bounded, so adversarial text scans in linear time.
@@ -24,17 +24,12 @@ from bisect import bisect_right
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-from hippograph.text.secret_context import (
-    bare_token_findings,
-    context_findings,
-    looks_random,
-    named,
-    prefixed_token_findings,
-)
+from hippograph.text.secret_context import context_findings, named
 from hippograph.text.secret_formats import CLI_PASSWORD, VENDOR_TOKENS
 from hippograph.text.secret_rules import RULES
 from hippograph.text.secret_rules import findings as rule_findings
 from hippograph.text.secret_rules_yaml import findings as yaml_rule_findings
+from hippograph.text.secret_tokens import bare_token_findings, looks_random, prefixed_token_findings
 
 __all__ = ["SecretFinding", "describe", "redact", "scan"]
 
