@@ -318,6 +318,42 @@ def test_a_random_token_is_a_secret_only_after_a_credential_word() -> None:
     assert [f.kind for f in scan(GITHUB_TOKEN, entropy=False)] == ["github pat"]
 
 
+LOG_VALUE = "NnFRIBXuDL7DxtpYlSXpfKtHF4vUCsMehGAkWvj7"  # random, drawn for this test
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        f"INFO api next_page_token={LOG_VALUE} status=200",
+        f"the next page token is {LOG_VALUE}",
+        f"the continuation token: {LOG_VALUE}",
+        "WARN auth object_key=uploads/2024/08/Kl9axx54SPe95frY.jpg status=404",
+        f"INFO api correlationId={LOG_VALUE[:32]} user_id=17456",
+        "ERROR auth device_id=5C9BCF35-873B-4078-B3B7-A50DF373CA53 method=GET",
+        f"DEBUG api state={LOG_VALUE[:32]} cursor={LOG_VALUE[8:32]} nonce={LOG_VALUE[4:26]}",
+    ],
+)
+def test_cursors_ids_and_paths_in_log_lines_are_not_secrets(line: str) -> None:
+    # Until 2026-12-01 each was flagged: "token" in a page token's name, a key's name before an
+    # object's path, the catch-all rule's "api" word before an id's name.
+    assert scan(line) == []
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        f"INFO api api_token={LOG_VALUE}",
+        f"x-api-key: {LOG_VALUE}",
+        f"the deploy key is {LOG_VALUE}",
+        f"found {LOG_VALUE} in the terminal scrollback",
+        f"DEBUG auth client_secret={LOG_VALUE} state=ok",
+        f"session_token={LOG_VALUE}",
+    ],
+)
+def test_keys_and_tokens_in_log_lines_are_still_secrets(line: str) -> None:
+    assert scan(line) != []
+
+
 # Fake tokens in the vendors' documented formats: the gitleaks rule names them, else the wider
 # shape of `secret_formats` does (its names are capitalised).
 VENDOR_TOKENS = {

@@ -29,6 +29,8 @@ __all__ = [
     "NOT_A_VALUE",
     "UUID_SHAPE",
     "context_findings",
+    "file_path",
+    "id_named",
     "named",
     "path_like",
     "secret_shaped",
@@ -36,10 +38,12 @@ __all__ = [
     "wordlike",
 ]
 
-# A credential word: `key`, `API key`, `tokens`, `client secret`, `passphrase`; not a site key.
+# A credential word: `key`, `API key`, `tokens`, `client secret`, `passphrase`; not a site key,
+# nor a page token (`next_page_token`: a cursor).
 _CREDENTIAL_WORD = re.compile(
     r"(?i)(?<![a-z])(?<!site )(?<!site-)(?<!public )(?<!publishable )(?<!primary )(?<!foreign )(?<!sort )"
-    r"(?<![/:@])(?:key|token|secret|password|passwd|passphrase|passcode|credential|pat)s?(?![a-z])(?![_-]\w|@)"
+    r"(?<![/:@])(?:key|(?<!page[ _.-])(?<!continuation[ _.-])token|secret|password|passwd|passphrase|"
+    r"passcode|credential|pat)s?(?![a-z])(?![_-]\w|@)"
 )
 # An id named right before a value says what the value is: "commit 3f2a...", "request id ...".
 ID_WORD = re.compile(
@@ -130,6 +134,12 @@ def path_like(value: str) -> bool:
         return True
     segments = [p for p in re.split(r"[/_.-]+", value) if p]
     return all(p.isdigit() or wordlike(p) or len(p) < 3 for p in segments)
+
+
+def file_path(value: str) -> bool:
+    """Folders and a file name (`uploads/2024/08/Kl9a...jpg`): two slashes or more and a short
+    lowercase extension. Base64 holds slashes too, but rarely ends so."""
+    return value.count("/") >= 2 and re.search(r"\.[a-z]{2,4}$", value) is not None
 
 
 def _plain_word(part: str) -> bool:
@@ -278,6 +288,31 @@ def _grouped(value: str) -> bool:
     return alike and mixed and spelled(body) * 3 < len(body)
 
 
+# The name a value is assigned to, right before it: `device_id=`, `"correlationId": "`.
+_ASSIGNED_TO = re.compile(r"([A-Za-z][\w.-]{0,60})[\"']?[ \t]{0,8}(?::=|=>|=|:)[ \t]{0,8}[\"'`]?$")
+# A name's last part that says its value is an id or other data random by design, no credential:
+# `device_id`, `correlationId`, a digest, a cursor, an entity tag, a nonce, an OAuth state, a
+# CDN's ray id. (Not `account` or `user`: "account: X" holds a key as often as an id.)
+_DATA_NAME = re.compile(
+    r"(?i:ids?|uuid|guid|sha\d{0,3}|hash|checksum|digest|fingerprint|commit|revision|rev|cursor|etag|nonce|state|ray)"
+)
+
+
+def id_named(text: str, start: int) -> bool:
+    """Whether the value at ``start`` is assigned to a name whose last part says it is an id or
+    other data (`device_id=`, `correlationId:`, `x-amz-request-id=`, `cursor=`) and no part of it
+    is a credential word (`api_key_id=` is a key's)."""
+    assigned = _ASSIGNED_TO.search(text, max(0, start - 80), start)
+    if assigned is None:
+        return False
+    parts = [p.casefold() for p in re.split(r"[_.-]+|(?<=[a-z0-9])(?=[A-Z])", assigned.group(1)) if p]
+    before = re.findall(r"\w+", text[max(0, assigned.start() - 14) : assigned.start()].casefold())
+    if parts[-1] == "token" and (parts[-2:-1] or before[-1:]) in (["page"], ["continuation"]):
+        return True  # `next_page_token=`, "the continuation token:": a cursor
+    credential = any(_CREDENTIAL_WORD.fullmatch(p) for p in parts)
+    return bool(parts) and _DATA_NAME.fullmatch(parts[-1]) is not None and not credential
+
+
 def context_findings(text: str) -> Iterator[tuple[int, int]]:
     """(start, end) of each value shaped like a secret that a credential word introduces, in the
     same sentence and within a few words, with no other kind of id named in between: after the
@@ -318,7 +353,8 @@ def _first_secret(
         if any(_ATTRIBUTE_WORD.fullmatch(p) or _CREDENTIAL_WORD.fullmatch(p) for p in parts):
             return None  # "token budget 8192", "key length", another credential word: not this value
         # "commit 3f2a...", "request_id=8f14...": a value right after an id's name is that id.
-        named = any(map(ID_WORD.fullmatch, parts[:-1])) or (i > 0 and ID_WORD.fullmatch(values[i - 1]))
+        named = any(ID_WORD.fullmatch(p) or _DATA_NAME.fullmatch(p) for p in parts[:-1])
+        named = named or (i > 0 and ID_WORD.fullmatch(values[i - 1]) is not None)
         if value and not named and shaped(value):
             offset = words[i].start() + raw.rindex(value)
             return offset, offset + len(value)

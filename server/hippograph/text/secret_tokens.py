@@ -13,7 +13,8 @@ import base64
 import binascii
 import math
 import re
-from collections.abc import Callable, Iterator, Sequence
+from bisect import bisect_right
+from collections.abc import Callable, Iterable, Iterator, Sequence
 
 from hippograph.text.secret_context import (
     ANY_HEX,
@@ -21,6 +22,8 @@ from hippograph.text.secret_context import (
     ID_WORD,
     NOT_A_VALUE,
     UUID_SHAPE,
+    file_path,
+    id_named,
     named,
     path_like,
     secret_shaped,
@@ -29,7 +32,13 @@ from hippograph.text.secret_context import (
 )
 from hippograph.text.secret_rules import entropy
 
-__all__ = ["bare_token_findings", "looks_random", "prefixed_token_findings"]
+__all__ = [
+    "bare_token_findings",
+    "entropy_findings",
+    "looks_random",
+    "prefixed_token_findings",
+    "public_or_digest",
+]
 
 
 # A vendor's token names itself: a short prefix, a separator, then a long random body (`ghp_...`,
@@ -157,7 +166,8 @@ _OBJECT_WORD = (
     "event|link|object|record|row|entry|item|file|document|doc|page|post|comment|message|thread|"
     "channel|video|deployment|instance|node|cluster|bucket|blob|asset|attachment|folder|workspace|"
     "board|base|table|sheet|invoice|payment|transaction|charge|refund|subscription|job|task|run|"
-    "workflow|pipeline|release|tag|branch|container|volume|snapshot|device|key id"
+    "workflow|pipeline|release|tag|branch|container|volume|snapshot|device|key id|cursor|"
+    "(?:next[_ ]?)?page[_ ]?token|continuation[_ ]?token"
 )
 # `uuid`, `ksuid`, `uid`, `ulid`, `kid`, `pid`, `sid`: not `said`, `paid`, `valid`, `void`, `did`.
 _SHORT_ID = r"(?:uu|gu|ksu|cu|pu|ul|[cefgknopstuvx])id"
@@ -208,3 +218,64 @@ def bare_token_findings(text: str, skip: Callable[[int], bool]) -> Iterator[tupl
         pieces: Sequence[str] = [p for p in re.split(r"[_.-]+", token) if p]
         if looks_random(token) or looks_random(max(pieces, key=len)):
             yield start, start + len(token)
+
+
+# --- the entropy detector: random tokens after a credential word, or alone -------------------------
+
+# Random-looking text is everywhere in a developer's notes (ids, digests, base64 config, KSUIDs):
+# only a random token that follows a credential word on its line is taken for a secret (not a
+# page token's: `next_page_token`, `continuationToken` hold cursors).
+_CREDENTIAL_WORD = re.compile(
+    r"(?:(?<![A-Za-z0-9])|(?<=[a-z])(?=[A-Z]))(?<!site )(?<!site-)(?<!public )(?<!publishable )"
+    r"(?i:key|(?<!page[ _.-])(?<!page)(?<!continuation[ _.-])(?<!continuation)token|secret|password|passwd|"
+    r"pwd|passphrase|credential|auth)(?i:s|es)?(?![a-z])[^\n.;]{0,40}$"
+)
+_CANDIDATE = re.compile(r"(?<![\w+/=-])[A-Za-z0-9+/=_-]{20,}")
+_WORD_END = re.compile(r"[\s\"'`,;]")
+# Labelled digests: sha512-<base64> (subresource integrity), SHA256:<base64> (SSH fingerprints).
+_DIGEST = re.compile(r"(?i:sha\d{0,3}|md5)(?:-|: ?)(?=[A-Za-z0-9+/]{20}|$)")
+# Public material that is random by construction: links, data, SSH public keys, certificates,
+# Stripe publishable keys (made to ship in web pages).
+_PUBLIC = re.compile(
+    r"(?<![\w-])pk_(?:live|test)_[A-Za-z0-9]{1,250}"
+    r"|(?<![\w+.-])[A-Za-z][\w+.-]{1,20}://[^\s?#]{1,2000}"  # up to the query string: paths are ids
+    r"|data:[\w/+.-]{1,100};base64,[A-Za-z0-9+/=]{1,1000000}"
+    r"|(?:ssh-(?:rsa|dss|ed25519)|ecdsa-sha2-nistp\d{3}) AAAA[A-Za-z0-9+/]{1,4000}=*"
+    r"|-----BEGIN (?P<pem>CERTIFICATE|PUBLIC KEY)-----[A-Za-z0-9+/=\s]{0,20000}-----END (?P=pem)-----"
+)
+
+
+def entropy_findings(text: str) -> Iterable[tuple[int, int]]:
+    """(start, end) of each random token after a credential word on its line, and of each standing
+    alone that nothing names an id (``bare_token_findings``); public material and digests aside."""
+    public = [m.span() for m in _PUBLIC.finditer(text)]
+    public_starts = [start for start, _ in public]
+
+    def public_here(start: int) -> bool:
+        inside = bisect_right(public_starts, start) - 1
+        return (inside >= 0 and start < public[inside][1]) or public_or_digest(text, start)
+
+    for match in _CANDIDATE.finditer(text):
+        start = match.start()
+        if public_here(start) or _DIGEST.match(match.group()):
+            continue
+        if not _CREDENTIAL_WORD.search(text, max(0, start - 60), start):
+            continue
+        # `CC=x86_64-linux-gnu-gcc`, `key=<token>`: judge what follows each name=.
+        for piece in re.finditer(r"[^=]+=*", match.group()):
+            at = start + piece.start()
+            whole = _WORD_END.split(text[at : at + 400], maxsplit=1)[0]  # `uploads/.../Kl9a.jpg`: a path
+            if looks_random(piece.group()) and not (id_named(text, at) or file_path(whole)):
+                yield at, start + piece.end()
+    yield from bare_token_findings(text, public_here)
+
+
+_PUBLIC_KEY_NAME = re.compile(r"(?i)(?:site|public|publishable)[ _.-]?key[^\n]{0,20}$")
+
+
+def public_or_digest(text: str, start: int) -> bool:
+    """`site_key: 6Lc...`, `public key: ...`: public by design; `SHA256:...`: a digest."""
+    return bool(
+        _PUBLIC_KEY_NAME.search(text, max(0, start - 40), start)
+        or _DIGEST.search(text, max(0, start - 8), start)
+    )

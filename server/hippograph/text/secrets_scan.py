@@ -24,12 +24,12 @@ from bisect import bisect_right
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-from hippograph.text.secret_context import context_findings, named
+from hippograph.text.secret_context import context_findings, file_path, id_named, named
 from hippograph.text.secret_formats import CLI_PASSWORD, VENDOR_TOKENS
 from hippograph.text.secret_rules import RULES
 from hippograph.text.secret_rules import findings as rule_findings
 from hippograph.text.secret_rules_yaml import findings as yaml_rule_findings
-from hippograph.text.secret_tokens import bare_token_findings, looks_random, prefixed_token_findings
+from hippograph.text.secret_tokens import entropy_findings, prefixed_token_findings, public_or_digest
 
 __all__ = ["SecretFinding", "describe", "redact", "scan"]
 
@@ -128,7 +128,9 @@ def _key_value(value: str, quoted: bool) -> bool:
     """A bare ``key`` names many things (`sort_key`, `cache_key`): its value must look random."""
     mixed = len(value) >= 12 and _has(value, "[a-z]", "[A-Z]", "[0-9]")
     random_shape = mixed or _HEX_KEY.fullmatch(value) or re.fullmatch(r"\d{12,}", value)
-    return bool(random_shape) and _password_value(value, quoted) and not _REFERENCE.fullmatch(value)
+    # `object_key=uploads/2024/08/Kl9a...jpg`: an object's path
+    plain = not (_REFERENCE.fullmatch(value) or file_path(value))
+    return bool(random_shape) and _password_value(value, quoted) and plain
 
 
 def _password_like(value: str, quoted: bool = False) -> bool:
@@ -174,7 +176,11 @@ _PASSWORD_KEY = r"(?:password|passwd|passphrase|passcode|pwd|(?<=[\w.-])pass)"
 _HEX_KEY = re.compile(r"[0-9a-fA-F]{16,}|[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}")
 # `herokuKey`, `ACCESS_KEY`; not `site_key` or `publicKey` (public by design).
 _KEY = r"(?<!site[_.-])(?<!site)(?<!public[_.-])(?<!public)(?<!publishable[_.-])key"
-_CREDENTIAL_KEY = r"(?:secret|token|api[_-]?key|access[_-]?key|private[_-]?key|auth[_-]?key|credentials?)"
+# `next_page_token`, `continuationToken`: a cursor, not a credential.
+_PAGE = r"(?<!page)(?<!page[ _.-])(?<!continuation)(?<!continuation[ _.-])"
+_CREDENTIAL_KEY = (
+    rf"(?:secret|{_PAGE}token|api[_-]?key|access[_-]?key|private[_-]?key|auth[_-]?key|credentials?)"
+)
 _ASSIGN = r"""["']?[ \t]{0,8}(?::=|=>|=(?!=)|:(?=[ \t]))[ \t]{0,8}"""  # not `==`, not `passwd:dir`
 _QUOTED = r""""(?P<dq>[^"\n]{1,200})"|'(?P<sq>[^'\n]{1,200})'|`(?P<bq>[^`\n]{1,200})`"""
 _BARE = r"""(?P<bare>[^\s'"`,;&<>]{1,200})"""
@@ -253,48 +259,7 @@ _DETECTORS: tuple[_Detector, ...] = (
 )
 
 
-# --- the entropy detector -----------------------------------------------------------------------
-
-_ENTROPY_KIND = "high-entropy token"
-# Random-looking text is everywhere in a developer's notes (ids, digests, base64 config, KSUIDs):
-# only a random token that follows a credential word on its line is taken for a secret.
-_CREDENTIAL_WORD = re.compile(
-    r"(?:(?<![A-Za-z0-9])|(?<=[a-z])(?=[A-Z]))(?<!site )(?<!site-)(?<!public )(?<!publishable )"
-    r"(?i:key|token|secret|password|passwd|pwd|passphrase|credential|auth)(?i:s|es)?(?![a-z])[^\n.;]{0,40}$"
-)
-_CANDIDATE = re.compile(r"(?<![\w+/=-])[A-Za-z0-9+/=_-]{20,}")
-# Labelled digests: sha512-<base64> (subresource integrity), SHA256:<base64> (SSH fingerprints).
-_DIGEST = re.compile(r"(?i:sha\d{0,3}|md5)(?:-|: ?)(?=[A-Za-z0-9+/]{20}|$)")
-# Public material that is random by construction: links, data, SSH public keys, certificates,
-# Stripe publishable keys (made to ship in web pages).
-_PUBLIC = re.compile(
-    r"(?<![\w-])pk_(?:live|test)_[A-Za-z0-9]{1,250}"
-    r"|(?<![\w+.-])[A-Za-z][\w+.-]{1,20}://[^\s?#]{1,2000}"  # up to the query string: paths are ids
-    r"|data:[\w/+.-]{1,100};base64,[A-Za-z0-9+/=]{1,1000000}"
-    r"|(?:ssh-(?:rsa|dss|ed25519)|ecdsa-sha2-nistp\d{3}) AAAA[A-Za-z0-9+/]{1,4000}=*"
-    r"|-----BEGIN (?P<pem>CERTIFICATE|PUBLIC KEY)-----[A-Za-z0-9+/=\s]{0,20000}-----END (?P=pem)-----"
-)
-
-
-def _entropy_findings(text: str) -> Iterable[tuple[int, int]]:
-    public = [m.span() for m in _PUBLIC.finditer(text)]
-    public_starts = [start for start, _ in public]
-
-    def public_or_digest(start: int) -> bool:
-        inside = bisect_right(public_starts, start) - 1
-        return (inside >= 0 and start < public[inside][1]) or _public_or_digest(text, start)
-
-    for match in _CANDIDATE.finditer(text):
-        start = match.start()
-        if public_or_digest(start) or _DIGEST.match(match.group()):
-            continue
-        if not _CREDENTIAL_WORD.search(text, max(0, start - 60), start):
-            continue
-        # `CC=x86_64-linux-gnu-gcc`, `key=<token>`: judge what follows each name=.
-        for piece in re.finditer(r"[^=]+=*", match.group()):
-            if looks_random(piece.group()):
-                yield start + piece.start(), start + piece.end()
-    yield from bare_token_findings(text, public_or_digest)
+_ENTROPY_KIND = "high-entropy token"  # what secret_tokens.entropy_findings finds
 
 
 # --- scan, redact, describe ---------------------------------------------------------------------
@@ -331,17 +296,6 @@ _WIDER_ACCEPT: dict[str, Accept] = {
 }
 
 
-_PUBLIC_KEY_NAME = re.compile(r"(?i)(?:site|public|publishable)[ _.-]?key[^\n]{0,20}$")
-
-
-def _public_or_digest(text: str, start: int) -> bool:
-    """`site_key: 6Lc...`, `public key: ...`: public by design; `SHA256:...`: a digest."""
-    return bool(
-        _PUBLIC_KEY_NAME.search(text, max(0, start - 40), start)
-        or _DIGEST.search(text, max(0, start - 8), start)
-    )
-
-
 _MARKER = re.compile(r"\[REDACTED:[a-z0-9-]+\]")  # what `redact` writes
 _URL_PASSWORD = re.compile(r"://[^\s:@/]*:([^\s@/]+)@")
 
@@ -375,14 +329,16 @@ _ENTROPY_PRIORITY = _CONTEXT_PRIORITY + 1
 def _raw_findings(text: str, entropy: bool = True) -> Iterable[tuple[int, int, int, str]]:
     """(start, end, priority, kind) for every detector hit; lower priority numbers are more specific."""
     for start, end, rule in rule_findings(text):
-        if rule.id.startswith("generic") and (_public_or_digest(text, start) or named(text[start:end])):
-            continue  # the catch-all rule takes any value with a digit: not a name of words
+        if rule.id.startswith("generic") and (
+            public_or_digest(text, start) or named(text[start:end]) or id_named(text, start)
+        ):
+            continue  # the catch-all rule takes any value with a digit: not a name, not an id's
         yield start, end, _RULE_PRIORITY.get(rule.id, _GENERIC_PRIORITY), rule.kind
     masked = [m.span() for m in _MARKER.finditer(text)]
     for start, end, found in yaml_rule_findings(text):
         # A reCAPTCHA site key has its secret key's shape (`site_key: 6Lc...` is public);
         # `amqp://user:[REDACTED:password-in-url]@host` was masked already.
-        secret = None if _public_or_digest(text, start) else _yaml_rule_secret(text, start, end)
+        secret = None if public_or_digest(text, start) else _yaml_rule_secret(text, start, end)
         if secret and not any(a < secret[1] and secret[0] < b for a, b in masked):
             yield *secret, _YAML_PRIORITY, found.kind
     yield from _wider_findings(text)
@@ -400,7 +356,7 @@ def _raw_findings(text: str, entropy: bool = True) -> Iterable[tuple[int, int, i
             yield start, end, _CONTEXT_PRIORITY, "credential"
         for start, end in prefixed_token_findings(text):
             yield start, end, _CONTEXT_PRIORITY, "token"
-        for start, end in _entropy_findings(text):
+        for start, end in entropy_findings(text):
             yield start, end, _ENTROPY_PRIORITY, _ENTROPY_KIND
 
 
