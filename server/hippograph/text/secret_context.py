@@ -288,8 +288,8 @@ def _grouped(value: str) -> bool:
     return alike and mixed and spelled(body) * 3 < len(body)
 
 
-# The name a value is assigned to, right before it: `device_id=`, `"correlationId": "`.
-_ASSIGNED_TO = re.compile(r"([A-Za-z][\w.-]{0,60})[\"']?[ \t]{0,8}(?::=|=>|=|:)[ \t]{0,8}[\"'`]?$")
+# The name a value is assigned to, right before it: `device_id=`, `"correlationId": "`, `msg_id=<`.
+_ASSIGNED_TO = re.compile(r"([A-Za-z][\w.-]{0,60})[\"']?[ \t]{0,8}(?::=|=>|=|:)[ \t]{0,8}[\"'`<]?$")
 # A name's last part that says its value is an id or other data random by design, no credential:
 # `device_id`, `correlationId`, a digest, a cursor, an entity tag, a nonce, an OAuth state, a
 # CDN's ray id. (Not `account` or `user`: "account: X" holds a key as often as an id.)
@@ -306,6 +306,7 @@ def id_named(text: str, start: int) -> bool:
     if assigned is None:
         return False
     parts = [p.casefold() for p in re.split(r"[_.-]+|(?<=[a-z0-9])(?=[A-Z])", assigned.group(1)) if p]
+    parts = [p for p in parts if not p.isdigit()] or parts  # `x-amz-id-2` is an id
     before = re.findall(r"\w+", text[max(0, assigned.start() - 14) : assigned.start()].casefold())
     if parts[-1] == "token" and (parts[-2:-1] or before[-1:]) in (["page"], ["continuation"]):
         return True  # `next_page_token=`, "the continuation token:": a cursor
