@@ -74,3 +74,8 @@ def test_a_run_of_capitalised_words_opening_its_sentence_keeps_its_first_word_if
         "Tidewater": "tool"
     }
     assert list(_typed(memory, "Ask Mr. Haddad about the field trip.", "project:p")) == ["Haddad"]
+    # A first word the recogniser takes for a date, or one that ends its own sentence, is no part.
+    assert list(_typed(memory, "Yesterday Lakeview Bank called about the loan.", "project:q")) == [
+        "Lakeview Bank"
+    ]
+    assert list(_typed(memory, "Thanks. Priya Raman will call.", "project:r")) == ["Priya Raman"]

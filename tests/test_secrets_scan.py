@@ -327,6 +327,7 @@ LOG_VALUE = "NnFRIBXuDL7DxtpYlSXpfKtHF4vUCsMehGAkWvj7"  # random, drawn for this
         f"INFO api next_page_token={LOG_VALUE} status=200",
         f"the next page token is {LOG_VALUE}",
         f"the continuation token: {LOG_VALUE}",
+        f'{{"nextPageToken": "{LOG_VALUE}"}}',
         "WARN auth object_key=uploads/2024/08/Kl9axx54SPe95frY.jpg status=404",
         f"INFO api correlationId={LOG_VALUE[:32]} user_id=17456",
         "ERROR auth device_id=5C9BCF35-873B-4078-B3B7-A50DF373CA53 method=GET",
@@ -346,6 +347,13 @@ def test_cursors_ids_and_paths_in_log_lines_are_not_secrets(line: str) -> None:
         f"x-api-key: {LOG_VALUE}",
         f"the deploy key is {LOG_VALUE}",
         f"found {LOG_VALUE} in the terminal scrollback",
+        # A page's token is Meta's page access token, not a cursor; "api" and "auth" name keys.
+        f"FB_PAGE_TOKEN={LOG_VALUE}",
+        "TELEGRAM_API_HASH=8b0e7153bf7c3706d85c524e44006655",
+        f"auth_state={LOG_VALUE}",
+        # A prefix that says token takes a short body even after an object's name.
+        "ran the nightly job apikey_8fJ2kQ9xLm3NpR7vT1wZ by mistake",
+        "user: zq_tok_8fJ2kQ9xLm3NpR7vT1wZ",
         f"DEBUG auth client_secret={LOG_VALUE} state=ok",
         f"session_token={LOG_VALUE}",
     ],

@@ -207,7 +207,7 @@ def names_from_spans(text: str, spans: Sequence[tuple[str, str, int, int]]) -> l
             continue  # spoken to, not about
         if (name := _trimmed(Name(span, kind, "ner", start, end))) is not None:
             recognised.append(name)
-    runs = capitalised_runs(text)
+    runs = [run for run in (_after_blocked(run, blocked) for run in capitalised_runs(text)) if run]
     recognised = _whole(text, recognised, runs, blocked)
     who = speaker(text)
     found = merge(
@@ -223,6 +223,16 @@ def names_from_spans(text: str, spans: Sequence[tuple[str, str, int, int]]) -> l
     # What the sentence says a name is ("her startup, Loomcraft") stands over any guess, and so
     # does what the words around it imply ("a hotel near Shibuya"), where they say nothing.
     return [name if name.how == "speaker" else _stated(text, name) for name in found]
+
+
+def _after_blocked(run: Name, blocked: Sequence[tuple[int, int]]) -> Name | None:
+    """A run without its first word where the recogniser took that word for a date or an amount
+    ("Yesterday Lakeview Bank called": Lakeview Bank); None if one word is left (a single
+    capitalised word is found on its own)."""
+    if not any(start <= run.start < end for start, end in blocked):
+        return run
+    rest = without_opening_word(run)
+    return rest if " " in rest.text else None
 
 
 def _trimmed(name: Name) -> Name | None:

@@ -115,12 +115,11 @@ def capitalised_runs(text: str) -> list[Name]:
         start, end = match.start(), match.end()
         # A sentence's first word is capitalised whatever it is ("Ask Priya", "Harriet Nkemelu
         # is"): the name typer judges it (``opening_word``), unless a stopword or a title follows
-        # ("Ask Mr. Haddad"). Edge stopwords ("The", "I") are no part of a name.
-        if (
-            len(words) > 2
-            and _opens_sentence(text, start)
-            and (_is_stopword(words[1]) or HONORIFIC.fullmatch(words[1]))
-        ):
+        # ("Ask Mr. Haddad") or the word ends its own sentence ("Thanks. Priya Raman"; not "St.").
+        # Edge stopwords ("The", "I") are no part of a name.
+        follows = len(words) > 2 and (_is_stopword(words[1]) or HONORIFIC.fullmatch(words[1]))
+        ends = words[0].endswith(".") and len(words[0]) > 4 and not HONORIFIC.fullmatch(words[0])
+        if _opens_sentence(text, start) and (follows or ends):
             start += len(words.pop(0)) + 1
         while words and (_is_stopword(words[0]) or HONORIFIC.fullmatch(words[0])):
             start += len(words.pop(0)) + 1  # "Mr. Petrov" is Petrov

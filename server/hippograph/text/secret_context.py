@@ -25,6 +25,7 @@ from hippograph.text.secret_rules import entropy
 __all__ = [
     "ANY_HEX",
     "CHARACTER_RUN",
+    "CURSOR_BEFORE_TOKEN",
     "ID_WORD",
     "NOT_A_VALUE",
     "UUID_SHAPE",
@@ -38,11 +39,14 @@ __all__ = [
     "wordlike",
 ]
 
+# Before "token": a cursor's name (`next_page_token`, `nextPageToken`, "the continuation token"),
+# not a credential's (`FB_PAGE_TOKEN` is Meta's page access token).
+CURSOR_BEFORE_TOKEN = r"(?<!next[ _.-]page[ _.-])(?<!nextpage)(?<!continuation[ _.-])(?<!continuation)"
 # A credential word: `key`, `API key`, `tokens`, `client secret`, `passphrase`; not a site key,
-# nor a page token (`next_page_token`: a cursor).
+# nor a cursor's token.
 _CREDENTIAL_WORD = re.compile(
     r"(?i)(?<![a-z])(?<!site )(?<!site-)(?<!public )(?<!publishable )(?<!primary )(?<!foreign )(?<!sort )"
-    r"(?<![/:@])(?:key|(?<!page[ _.-])(?<!continuation[ _.-])token|secret|password|passwd|passphrase|"
+    rf"(?<![/:@])(?:key|{CURSOR_BEFORE_TOKEN}token|secret|password|passwd|passphrase|"
     r"passcode|credential|pat)s?(?![a-z])(?![_-]\w|@)"
 )
 # An id named right before a value says what the value is: "commit 3f2a...", "request id ...".
@@ -298,6 +302,9 @@ _DATA_NAME = re.compile(
 )
 
 
+_NAMES_A_CREDENTIAL = re.compile(r"(?i:api|apikey|auth|pwd|pass|session|bearer|private|access)")
+
+
 def id_named(text: str, start: int) -> bool:
     """Whether the value at ``start`` is assigned to a name whose last part says it is an id or
     other data (`device_id=`, `correlationId:`, `x-amz-request-id=`, `cursor=`) and no part of it
@@ -307,10 +314,10 @@ def id_named(text: str, start: int) -> bool:
         return False
     parts = [p.casefold() for p in re.split(r"[_.-]+|(?<=[a-z0-9])(?=[A-Z])", assigned.group(1)) if p]
     parts = [p for p in parts if not p.isdigit()] or parts  # `x-amz-id-2` is an id
-    before = re.findall(r"\w+", text[max(0, assigned.start() - 14) : assigned.start()].casefold())
-    if parts[-1] == "token" and (parts[-2:-1] or before[-1:]) in (["page"], ["continuation"]):
+    words = re.findall(r"\w+", text[max(0, assigned.start() - 20) : assigned.start()].casefold()) + parts
+    if words[-3:] == ["next", "page", "token"] or words[-2:] == ["continuation", "token"]:
         return True  # `next_page_token=`, "the continuation token:": a cursor
-    credential = any(_CREDENTIAL_WORD.fullmatch(p) for p in parts)
+    credential = any(_CREDENTIAL_WORD.fullmatch(p) or _NAMES_A_CREDENTIAL.fullmatch(p) for p in parts)
     return bool(parts) and _DATA_NAME.fullmatch(parts[-1]) is not None and not credential
 
 

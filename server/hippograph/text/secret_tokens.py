@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from hippograph.text.secret_context import (
     ANY_HEX,
     CHARACTER_RUN,
+    CURSOR_BEFORE_TOKEN,
     ID_WORD,
     NOT_A_VALUE,
     UUID_SHAPE,
@@ -82,7 +83,7 @@ def prefixed_token_findings(text: str) -> Iterator[tuple[int, int]]:
         drawn = body if len(head) < 2 else "-".join([*(p for p in head[1:] if not wordlike(p)), body])
         if len(prefix) >= 6 and _HEXISH.fullmatch(match.group()):
             continue  # UUIDs and digests in one case (`cdf29402-e828-...`): their "prefix" is hex
-        if len(body) < _LONG_BODY and _introduced_as_data(text, match.start()):
+        if least != 16 and len(body) < _LONG_BODY and _introduced_as_data(text, match.start()):
             continue  # `photo-1506744038136-4627...`: a time and a short body, named as an id
         if len(drawn) < least or _ID_PREFIX.fullmatch(prefix) or _ULID.fullmatch(body):
             continue
@@ -167,7 +168,7 @@ _OBJECT_WORD = (
     "channel|video|deployment|instance|node|cluster|bucket|blob|asset|attachment|folder|workspace|"
     "board|base|table|sheet|invoice|payment|transaction|charge|refund|subscription|job|task|run|"
     "workflow|pipeline|release|tag|branch|container|volume|snapshot|device|key id|cursor|"
-    "(?:next[_ ]?)?page[_ ]?token|continuation[_ ]?token"
+    "next[_ ]?page[_ ]?token|continuation[_ ]?token"
 )
 # `uuid`, `ksuid`, `uid`, `ulid`, `kid`, `pid`, `sid`: not `said`, `paid`, `valid`, `void`, `did`.
 _SHORT_ID = r"(?:uu|gu|ksu|cu|pu|ul|[cefgknopstuvx])id"
@@ -195,7 +196,7 @@ def _encoded_text(token: str) -> bool:
 def _introduced_as_data(text: str, start: int) -> bool:
     """Whether the words before ``start`` name what follows as an id, an object or a config value."""
     window = text[max(0, start - 80) : start]
-    return bool(_NAMED_BEFORE.search(window) or _CONFIG_VALUE.search(window))
+    return bool(_NAMED_BEFORE.search(window) or _CONFIG_VALUE.search(window) or id_named(text, start))
 
 
 def bare_token_findings(text: str, skip: Callable[[int], bool]) -> Iterator[tuple[int, int]]:
@@ -224,10 +225,10 @@ def bare_token_findings(text: str, skip: Callable[[int], bool]) -> Iterator[tupl
 
 # Random-looking text is everywhere in a developer's notes (ids, digests, base64 config, KSUIDs):
 # only a random token that follows a credential word on its line is taken for a secret (not a
-# page token's: `next_page_token`, `continuationToken` hold cursors).
+# cursor's token: ``CURSOR_BEFORE_TOKEN``).
 _CREDENTIAL_WORD = re.compile(
     r"(?:(?<![A-Za-z0-9])|(?<=[a-z])(?=[A-Z]))(?<!site )(?<!site-)(?<!public )(?<!publishable )"
-    r"(?i:key|(?<!page[ _.-])(?<!page)(?<!continuation[ _.-])(?<!continuation)token|secret|password|passwd|"
+    rf"(?i:key|{CURSOR_BEFORE_TOKEN}token|secret|password|passwd|"
     r"pwd|passphrase|credential|auth)(?i:s|es)?(?![a-z])[^\n.;]{0,40}$"
 )
 _CANDIDATE = re.compile(r"(?<![\w+/=-])[A-Za-z0-9+/=_-]{20,}")

@@ -24,7 +24,7 @@ from bisect import bisect_right
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-from hippograph.text.secret_context import context_findings, file_path, id_named, named
+from hippograph.text.secret_context import CURSOR_BEFORE_TOKEN, context_findings, file_path, id_named, named
 from hippograph.text.secret_formats import CLI_PASSWORD, VENDOR_TOKENS
 from hippograph.text.secret_rules import RULES
 from hippograph.text.secret_rules import findings as rule_findings
@@ -176,10 +176,9 @@ _PASSWORD_KEY = r"(?:password|passwd|passphrase|passcode|pwd|(?<=[\w.-])pass)"
 _HEX_KEY = re.compile(r"[0-9a-fA-F]{16,}|[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}")
 # `herokuKey`, `ACCESS_KEY`; not `site_key` or `publicKey` (public by design).
 _KEY = r"(?<!site[_.-])(?<!site)(?<!public[_.-])(?<!public)(?<!publishable[_.-])key"
-# `next_page_token`, `continuationToken`: a cursor, not a credential.
-_PAGE = r"(?<!page)(?<!page[ _.-])(?<!continuation)(?<!continuation[ _.-])"
 _CREDENTIAL_KEY = (
-    rf"(?:secret|{_PAGE}token|api[_-]?key|access[_-]?key|private[_-]?key|auth[_-]?key|credentials?)"
+    rf"(?:secret|{CURSOR_BEFORE_TOKEN}token|api[_-]?key|access[_-]?key|"
+    r"private[_-]?key|auth[_-]?key|credentials?)"
 )
 _ASSIGN = r"""["']?[ \t]{0,8}(?::=|=>|=(?!=)|:(?=[ \t]))[ \t]{0,8}"""  # not `==`, not `passwd:dir`
 _QUOTED = r""""(?P<dq>[^"\n]{1,200})"|'(?P<sq>[^'\n]{1,200})'|`(?P<bq>[^`\n]{1,200})`"""
