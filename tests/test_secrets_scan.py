@@ -390,6 +390,55 @@ def test_a_slack_webhook_url_is_found_in_prose() -> None:
 @pytest.mark.parametrize(
     ("text", "secret"),
     [
+        (
+            "the Mattermost hook is https://chat.example.com/hooks/xj8k2m4n6p8q0r2s4t6u8v0w2y",
+            "xj8k2m4n6p8q0r2s4t6u8v0w2y",
+        ),
+        (
+            "trigger it with https://maker.ifttt.com/trigger/deploy/with/key/dK3mN9pQ2rS5tU8vW1xY4zA",
+            "dK3mN9pQ2rS5tU8vW1xY4zA",
+        ),
+        ("alerts go to https://hooks.acme.io/T7f3kQ9zXbW2mN8pL4vR6sY1 now", "T7f3kQ9zXbW2mN8pL4vR6sY1"),
+        (
+            "curl https://api.telegram.org/bot1234567890:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw4/getMe",
+            "1234567890:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw4",
+        ),
+    ],
+)
+def test_a_link_that_holds_a_hooks_or_a_keys_secret_is_found(text: str, secret: str) -> None:
+    assert _flagged(text) == [secret]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "GitHub sends events to https://api.github.com/repos/acme/web/hooks/48213377 now",
+        "curl https://api.example.com/v1/keys/3f2a9c1e-77b2-4c1d-9e0a-5b6c7d8e9f01 returned 404",
+        "hooks at https://hooks.example.com/services/billing/invoices work again",
+        "See https://docs.stripe.com/keys/restricted-api-keys for the scopes",
+        "GPG key: https://keys.openpgp.org/vks/v1/by-fingerprint/3AA5C34371567BD2",
+    ],
+)
+def test_links_to_hooks_and_keys_by_id_or_name_are_not_secrets(text: str) -> None:
+    assert scan(text) == []
+
+
+def test_a_long_prefixed_token_is_found_whole() -> None:
+    body = "".join(random.Random(5).choices(string.ascii_letters + string.digits + "-_", k=1200))
+    token = f"ya29.a0{body}Z"
+    text = f"Just so it's written down somewhere: {token}"
+    assert _flagged(text) == [token]
+
+
+@pytest.mark.parametrize("password", ["U!srDvaI", "ujQt1;25", "Qx7#mP!z2"])
+def test_a_password_near_a_services_key_is_found(password: str) -> None:
+    assert _flagged(f"Swap the old PsExec key for {password} in the CI settings, please.") == [password]
+    assert not scan("The GitLab key C++17/C11 flags differ between the two builds.")
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
         ("mysql -u root -pS3cr3t shop", "S3cr3t"),
         ("mysqldump -uroot --password=Rd5v#x%SPq3y --all-databases", "Rd5v#x%SPq3y"),
         # gitleaks' curl rule masks the user with the password.

@@ -234,6 +234,14 @@ def _told_shaped(value: str) -> bool:
     return len(re.findall(r"[A-Za-z]+|\d+", value)) > 2  # not a word and a number
 
 
+def _service_shaped(value: str) -> bool:
+    """Near a service's key ("the PsExec key for staging is X", "use X as the netrc key"): as
+    after "key is", or a password a generator drew with signs and both cases (`U!srDvaI`; not
+    `C++17/C11`)."""
+    both_cases = any(c.isupper() for c in value) and any(c.islower() for c in value)
+    return _told_shaped(value) or (both_cases and password_shaped(value))
+
+
 def _stated(value: str) -> bool:
     """A value stated as the key ("the API key is X", "passcode: X") needs less still: eight
     digits, or eight letters and digits that spell little (`kxqfoazm`, `ieqh524y`; `rotating`
@@ -337,7 +345,7 @@ def context_findings(text: str) -> Iterator[tuple[int, int]]:
         before = list(_WORD.finditer(text, begin, word.start()))[-_MAX_WORDS:]
         # "the Plaid token ...", "our API key ...": a named service's key takes less to be one.
         shaped = (
-            _told_shaped if _NAMED_SERVICE.search(text, max(0, word.start() - 40), word.start()) else None
+            _service_shaped if _NAMED_SERVICE.search(text, max(0, word.start() - 40), word.start()) else None
         )
         for words, backwards in ((after[:_MAX_WORDS], False), (before, True)):
             found = _first_secret(words, backwards, shaped or secret_shaped)

@@ -36,6 +36,7 @@ from hippograph.text.secret_rules import entropy
 __all__ = [
     "bare_token_findings",
     "entropy_findings",
+    "link_secret_findings",
     "looks_random",
     "prefixed_token_findings",
     "public_or_digest",
@@ -50,7 +51,8 @@ _PREFIXED = re.compile(
     r"(?<![\w.+/=-])(?P<prefix>[a-z][a-z0-9]{1,9}|[A-Z][a-z0-9]{1,9}|[A-Z][A-Z0-9]{1,9})[_.-]{1,2}"
     r"(?:[A-Za-z0-9]{1,10}[_.-]){0,2}"
     # Base64 bodies hold `+` and `/` and may end in `=` padding; some end in a `-` or `_`.
-    r"(?P<body>[A-Za-z0-9](?:[\w.+/-]{0,398}[A-Za-z0-9])?)(?:={1,2}|[_-])?(?![\w+/=-])"
+    # Google's `ya29.` access tokens run past 1,000 characters.
+    r"(?P<body>[A-Za-z0-9](?:[\w.+/-]{0,2398}[A-Za-z0-9])?)(?:={1,2}|[_-])?(?![\w+/=-])"
 )
 _ID_PREFIX = re.compile(
     rf"(?i:{ID_WORD.pattern[4:]}|req|txn|evt|event|msg|span|sess|session|obj|doc|img|pkg|md5|blob|"
@@ -92,7 +94,9 @@ def prefixed_token_findings(text: str) -> Iterator[tuple[int, int]]:
         # UUID in one case: `device-<uuid>` is an id) are drawn at random.
         digits, uuid = body.replace("-", ""), UUID_SHAPE.fullmatch(body) and _HEXISH.fullmatch(body)
         random_hex = len(digits) >= 32 and ANY_HEX.fullmatch(digits) and classes >= 2 and not uuid
-        if random_hex or (classes >= 2 and entropy(body) >= _random_entropy(body) and secret_shaped(body)):
+        if random_hex or (
+            classes >= 2 and entropy(body) >= _random_entropy(body) and secret_shaped(body[:400])
+        ):
             yield match.span()
 
 
@@ -269,6 +273,31 @@ def entropy_findings(text: str) -> Iterable[tuple[int, int]]:
             if looks_random(piece.group()) and not (id_named(text, at) or file_path(whole)):
                 yield at, start + piece.end()
     yield from bare_token_findings(text, public_here)
+    yield from link_secret_findings(text)
+
+
+# A link that is itself a credential: whoever holds a webhook's link can post with it, a key in a
+# path reads with it (`https://chat.example.com/hooks/xj8k...`, `.../with/key/dK3m...`). The
+# segment after a hook's or a key's name, or any under a hooks host, is the secret if random.
+_LINK = re.compile(
+    r"(?<![\w+.-])[A-Za-z][\w+.-]{1,20}://(?P<host>[^\s/?#\"'`<>]{1,255})(?P<path>/[^\s?#\"'`<>]{1,2000})"
+)
+_HOOK_HOST = re.compile(r"(?i)(?:[\w-]+\.)*(?:hooks?|[\w-]*webhooks?)[\w-]*\..*")
+# A collection's name (`/keys/<id>`, `/tokens/<id>`) is followed by an id; a hook's by its key.
+_SECRET_PARENT = re.compile(r"(?i)hooks?|webhooks?|incomingwebhook|key|token|secret|api[_-]?key")
+
+
+def link_secret_findings(text: str) -> Iterator[tuple[int, int]]:
+    """(start, end) of each random path segment of a link that says it holds a secret."""
+    for link in _LINK.finditer(text):
+        hooks_host = _HOOK_HOST.fullmatch(link.group("host")) is not None
+        at, parent = link.start("path"), ""
+        for segment in link.group("path").split("/"):
+            # A number in the path is the hook's id (`/webhooks/123456789012345678/<token>`).
+            held = hooks_host or _SECRET_PARENT.fullmatch(parent) is not None
+            if held and not segment.isdigit() and (secret_shaped(segment) or looks_random(segment)):
+                yield at, at + len(segment)
+            at, parent = at + len(segment) + 1, segment
 
 
 _PUBLIC_KEY_NAME = re.compile(r"(?i)(?:site|public|publishable)[ _.-]?key[^\n]{0,20}$")

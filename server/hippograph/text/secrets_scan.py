@@ -128,8 +128,8 @@ def _key_value(value: str, quoted: bool) -> bool:
     """A bare ``key`` names many things (`sort_key`, `cache_key`): its value must look random."""
     mixed = len(value) >= 12 and _has(value, "[a-z]", "[A-Z]", "[0-9]")
     random_shape = mixed or _HEX_KEY.fullmatch(value) or re.fullmatch(r"\d{12,}", value)
-    # `object_key=uploads/2024/08/Kl9a...jpg`: an object's path
-    plain = not (_REFERENCE.fullmatch(value) or file_path(value))
+    # `object_key=uploads/2024/08/Kl9a...jpg`: an object's path; `GPG key: https://keys...`: a link
+    plain = not (_REFERENCE.fullmatch(value) or file_path(value) or "://" in value)
     return bool(random_shape) and _password_value(value, quoted) and plain
 
 
@@ -222,7 +222,8 @@ _DETECTORS: tuple[_Detector, ...] = (
     _d("Slack webhook URL", r"hooks\.slack\.com/(?:services|workflows|triggers)/(?P<s>[\w/-]{20,200})", "s"),
     _d("Teams webhook URL", r"\.webhook\.office\.com/webhookb2/(?P<s>[\w@/-]{40,400})", "s"),
     _d("Discord webhook URL", r"discord(?:app)?\.com/api/webhooks/\d{17,20}/(?P<s>[\w-]{60,80})", "s"),
-    _d("Telegram bot token", r"(?<![\w:])\d{8,10}:AA[A-Za-z0-9_-]{33}" + _E),
+    # In a link too: `api.telegram.org/bot123456789:AA.../sendMessage`.
+    _d("Telegram bot token", r"(?:(?<=/bot)|(?<![\w:]))\d{8,10}:AA[A-Za-z0-9_-]{33}" + _E),
     _d("Azure storage account key", r"(?i:AccountKey)=(?P<s>[A-Za-z0-9+/]{40,100}={0,2})", "s"),
     _d("Azure SAS signature", r"[?&]sig=(?P<s>[A-Za-z0-9%+/]{30,200}(?:=|%3D){0,2})", "s"),
     _d("JWT", _B + r"eyJ[A-Za-z0-9_-]{8,4000}\.[A-Za-z0-9_-]{8,8000}\.[A-Za-z0-9_-]{8,4000}" + _E),
