@@ -111,3 +111,10 @@ def test_a_name_written_with_its_article_finds_the_entity_found_without_it(memor
     spoons = memory.entities.resolve("The Lonely Spoons", "global")
     assert spoons is not None and spoons.name == "Lonely Spoons"
     assert memory.entities.resolve("The Spoons", "global") is None
+
+
+def test_a_name_written_with_its_title_finds_the_entity_found_without_it(memory: Memory) -> None:
+    memory.remember("Dr. Okonkwo moved my check-up to Thursday morning.")
+    doctor = memory.entities.resolve("Dr. Okonkwo", "global")
+    assert doctor is not None and doctor.name == "Okonkwo"
+    assert memory.entities.resolve("Dr. Mensah", "global") is None

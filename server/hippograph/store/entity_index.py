@@ -19,6 +19,7 @@ from typing import Protocol
 
 from hippograph.domain.models import Entity, name_key
 from hippograph.domain.visibility import visible_scopes
+from hippograph.text.name_cues import HONORIFIC
 from hippograph.text.query_intent import STOPWORDS
 
 _WORD = re.compile(r"\w+")
@@ -75,10 +76,13 @@ class EntityIndex(ABC):
         return found
 
     def resolve(self, name: str, scope: str) -> Entity | None:
-        """The entity a caller in ``scope`` finds by ``name``; "The Lanterns" finds "Lanterns" (a
-        name is found without its article, as the text it came from wrote it)."""
+        """The entity a caller in ``scope`` finds by ``name``; "The Lanterns" finds "Lanterns" and
+        "Dr. Osei" finds "Osei" (a name is found without its article or title, as the text it
+        came from wrote it)."""
         key = name_key(name)
-        keys = [key, key[4:]] if key.startswith("the ") and len(key) > 4 else [key]
+        first, _, rest = key.partition(" ")
+        bare = rest if rest and (first == "the" or HONORIFIC.fullmatch(first)) else ""
+        keys = [key, bare] if bare else [key]
         found = self._resolve(keys, scope)
         entity_id = next((found[k] for k in keys if k in found), None)
         return None if entity_id is None else self.get(entity_id)
