@@ -3,7 +3,13 @@ recogniser alone took first names for organisations and software for people (iss
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+import numpy as np
+
 from hippograph.service.memory import Memory
+from hippograph.store.embed import Embedder
+from hippograph.store.name_typing import NameTyper
 from hippograph.store.ner import NameFinder, shared_recogniser
 from hippograph.text.names import UNKNOWN_TYPE
 
@@ -79,3 +85,27 @@ def test_a_run_of_capitalised_words_opening_its_sentence_keeps_its_first_word_if
         "Lakeview Bank"
     ]
     assert list(_typed(memory, "Thanks. Priya Raman will call.", "project:r")) == ["Priya Raman"]
+
+
+class _Recording:
+    """The memory's embedder, recording every text it is asked to embed."""
+
+    def __init__(self, inner: Embedder) -> None:
+        self._inner = inner
+        self.name = "recording"  # its own cache of example and name vectors
+        self.texts: list[str] = []
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        self.texts += texts
+        return self._inner.embed(texts)
+
+
+def test_a_known_name_opening_its_sentence_is_not_judged_again(memory: Memory) -> None:
+    texts = ["Willem Fischer met Pavel in Leipzig to plan the launch."]
+    found = NameFinder(shared_recogniser()).find_many(texts)
+    assert "Willem Fischer" in [n.text for n in found[0]]
+    recording = _Recording(memory.stores.embedder)
+    NameTyper(recording).retype(texts, found, lambda t, name: name.text == "Willem Fischer")
+    assert "Willem" not in recording.texts  # an entity has the name: its first word is part of it
+    NameTyper(recording).retype(texts, found, lambda t, name: False)
+    assert "Willem" in recording.texts

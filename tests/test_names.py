@@ -96,3 +96,10 @@ def test_merge_keeps_the_first_finders_name_and_drops_overlaps_and_blocked_spans
     third = [Name("Project Apollo", "organization", "ner", 40, 54), Name("it", "concept", "ner", 60, 62)]
     merged = merge(first, second, third, blocked=[(20, 31)])
     assert [(n.text, n.type) for n in merged] == [("Priya Raman", "person"), ("Project Apollo", "project")]
+
+
+def test_a_name_found_again_is_kept_once_and_its_words_are_no_names_of_their_own() -> None:
+    text = "The rota is owned by Lena Sato; ask Ximena when Lena Sato is away."
+    runs = capitalised_runs(text)
+    merged = merge([Name("Lena Sato", "person", "ner", 21, 30)], runs, capitalised_words(text))
+    assert [(n.text, n.start) for n in merged] == [("Lena Sato", 21), ("Ximena", 36)]

@@ -137,12 +137,20 @@ class NameTyper:
         on it, less a sentence's first word that is no name (alone, or opening a recognised name:
         "Tell Marco" is Marco); a name ``known(text index, name)`` (an entity has it already) is
         left as it is."""
-        texts_names = self._without_opening_words(texts, texts_names)
+        answers: dict[tuple[int, str], bool] = {}
+
+        def known_once(t: int, name: Name) -> bool:
+            key = (t, name.text)
+            if key not in answers:
+                answers[key] = known(t, name)
+            return answers[key]
+
+        texts_names = self._without_opening_words(texts, texts_names, known_once)
         judged = [
             (t, i)
             for t, names in enumerate(texts_names)
             for i, n in enumerate(names)
-            if n.how in _JUDGED_HOW and n.type in _JUDGED_TYPES and not known(t, n)
+            if n.how in _JUDGED_HOW and n.type in _JUDGED_TYPES and not known_once(t, n)
         ]
         typed = [list(names) for names in texts_names]
         if not judged:
@@ -160,16 +168,22 @@ class NameTyper:
         return [[n for i, n in enumerate(found) if (t, i) not in words] for t, found in enumerate(typed)]
 
     def _without_opening_words(
-        self, texts: Sequence[str], texts_names: Sequence[Sequence[Name]]
+        self,
+        texts: Sequence[str],
+        texts_names: Sequence[Sequence[Name]],
+        known: Callable[[int, Name], bool],
     ) -> Sequence[Sequence[Name]]:
         """The names, each recognised name or capitalised run that opens its sentence (typed by
         its head word or not: "Ask Lakeview Bank") without its first word where that word is
-        nearer the ordinary words that open sentences than any type's names."""
+        nearer the ordinary words that open sentences than any type's names; a name an entity
+        has already ("Willem Fischer met ...") is whole."""
         openers = {
             (t, i): word
             for t, names in enumerate(texts_names)
             for i, n in enumerate(names)
-            if n.how not in ("speaker", "code") and (word := opening_word(texts[t], n)) is not None
+            if n.how not in ("speaker", "code")
+            and (word := opening_word(texts[t], n)) is not None
+            and not known(t, n)
         }
         if not openers:
             return texts_names

@@ -224,12 +224,17 @@ def keep(name: str) -> bool:
 def merge(*found: Iterable[Name], blocked: Sequence[tuple[int, int]] = ()) -> list[Name]:
     """One list from several finders, earlier finders first: a name overlapping one already
     taken, or a ``blocked`` span (a date the recogniser found: "Last Friday"), is dropped; the
-    same name found twice is kept once. "Project X" is a project whoever found it."""
+    same name found twice is kept once, and its words again are no names of their own ("... by
+    Lena Sato; ask Ximena when Lena Sato is away" has no "Lena" and "Sato"). "Project X" is a
+    project whoever found it."""
     taken: list[Name] = [Name("", "", "blocked", start, end) for start, end in blocked]
     keys: set[str] = set()
     for names in found:
         for name in names:
             key = name_key(name.text)
+            if key in keys and keep(name.text):
+                taken.append(Name("", "", "blocked", name.start, name.end))
+                continue
             if key in keys or not keep(name.text) or _overlaps(name, taken):
                 continue
             if key.startswith("project ") and name.type != "project":
