@@ -62,6 +62,7 @@ _ID_PREFIX = re.compile(
 
 _LONG_BODY = 26  # a body this long after a prefix is a secret if random; ids are mostly shorter
 _CODED_BODY = 20  # after a prefix in capitals or with a digit (`GOCSPX-`, `sq0atp-`): ids' are words
+_SECRET_BODY = 16  # after a prefix that says key or token (``_CREDENTIAL_PART``): a key's length
 # A ULID (`01` and 24 more of Crockford's base32, one case: a millisecond time, then random) is an
 # id whatever its prefix (`pri_01h...`, `user_01E4...`); a random body is one about 1 time in 10^5.
 _ULID = re.compile(r"01[0-9A-HJKMNP-TV-Z]{24}|01[0-9a-hjkmnp-tv-z]{24}")
@@ -80,12 +81,13 @@ def prefixed_token_findings(text: str) -> Iterator[tuple[int, int]]:
         head = [p for p in re.split(r"[_.-]+", text[match.start() : match.start("body")]) if p]
         prefix = match.group("prefix")
         coded = any(c.isdigit() for c in prefix) or (prefix.isupper() and len(prefix) >= 3)
-        least = 16 if any(map(_CREDENTIAL_PART.fullmatch, head)) else _CODED_BODY if coded else _LONG_BODY
+        says_secret = any(map(_CREDENTIAL_PART.fullmatch, head))  # `tskey-`, `glpat-`: no id's prefix
+        least = _SECRET_BODY if says_secret else _CODED_BODY if coded else _LONG_BODY
         # Non-word parts after the prefix are random too (`xoxb-3555064285-...`; not `sk_live_`).
         drawn = body if len(head) < 2 else "-".join([*(p for p in head[1:] if not wordlike(p)), body])
         if len(prefix) >= 6 and _HEXISH.fullmatch(match.group()):
             continue  # UUIDs and digests in one case (`cdf29402-e828-...`): their "prefix" is hex
-        if least != 16 and len(body) < _LONG_BODY and _introduced_as_data(text, match.start()):
+        if not says_secret and len(body) < _LONG_BODY and _introduced_as_data(text, match.start()):
             continue  # `photo-1506744038136-4627...`: a time and a short body, named as an id
         if len(drawn) < least or _ID_PREFIX.fullmatch(prefix) or _ULID.fullmatch(body):
             continue
