@@ -11,7 +11,7 @@ from hippograph.service.memory import Memory
 from hippograph.store.embed import Embedder
 from hippograph.store.name_typing import NameTyper
 from hippograph.store.ner import NameFinder, shared_recogniser
-from hippograph.text.names import UNKNOWN_TYPE, Name
+from hippograph.text.names import UNKNOWN_TYPE
 
 
 def _typed(memory: Memory, text: str, scope: str) -> dict[str, str]:
@@ -109,12 +109,3 @@ def test_a_known_name_opening_its_sentence_is_not_judged_again(memory: Memory) -
     assert "Willem" not in recording.texts  # an entity has the name: its first word is part of it
     NameTyper(recording).retype(texts, found, lambda t, name: False)
     assert "Willem" in recording.texts
-
-
-def test_a_request_before_a_known_name_is_dropped_without_judging_it(memory: Memory) -> None:
-    texts = ["Grant Priya Raman access to the billing repository."]
-    found = [[Name("Grant Priya Raman", "person", "ner", 0, 17)]]
-    recording = _Recording(memory.stores.embedder)
-    typed = NameTyper(recording).retype(texts, found, lambda t, name: name.text == "Priya Raman")
-    assert [n.text for n in typed[0]] == ["Priya Raman"]
-    assert "Grant" not in recording.texts

@@ -175,9 +175,8 @@ class NameTyper:
     ) -> Sequence[Sequence[Name]]:
         """The names, each recognised name or capitalised run that opens its sentence (typed by
         its head word or not: "Ask Lakeview Bank") without its first word where that word is
-        nearer the ordinary words that open sentences than any type's names. A name an entity
-        has already ("Willem Fischer met ...") is whole; one whose rest an entity has ("Grant
-        Priya Raman access") is the rest."""
+        nearer the ordinary words that open sentences than any type's names; a name an entity
+        has already ("Willem Fischer met ...") is whole."""
         openers = {
             (t, i): word
             for t, names in enumerate(texts_names)
@@ -188,12 +187,9 @@ class NameTyper:
         }
         if not openers:
             return texts_names
-        words = {(t, i) for t, i in openers if known(t, without_opening_word(texts_names[t][i]))}
-        judged = {ti: word for ti, word in openers.items() if ti not in words}
-        if judged:
-            examples = self._example_vectors()
-            vectors = zip(judged, self._vectors(list(judged.values())), strict=True)
-            words |= {ti for ti, vector in vectors if not self._is_name(examples, vector)}
+        examples = self._example_vectors()
+        vectors = zip(openers, self._vectors(list(openers.values())), strict=True)
+        words = {ti for ti, vector in vectors if not self._is_name(examples, vector)}
         return [
             [without_opening_word(n) if (t, i) in words else n for i, n in enumerate(names)]
             for t, names in enumerate(texts_names)
