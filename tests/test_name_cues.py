@@ -118,3 +118,5 @@ def test_a_name_written_with_its_title_finds_the_entity_found_without_it(memory:
     doctor = memory.entities.resolve("Dr. Okonkwo", "global")
     assert doctor is not None and doctor.name == "Okonkwo"
     assert memory.entities.resolve("Dr. Mensah", "global") is None
+    memory.remember("We flew over America on the way back.", entities=["America"])
+    assert memory.entities.resolve("Captain America", "global") is None  # a title names a person

@@ -400,6 +400,11 @@ def test_a_slack_webhook_url_is_found_in_prose() -> None:
         ),
         ("alerts go to https://hooks.acme.io/T7f3kQ9zXbW2mN8pL4vR6sY1 now", "T7f3kQ9zXbW2mN8pL4vR6sY1"),
         (
+            "CI posts to https://ci.example.com/hooks/42/u8jzPde0IgxLd6GncfBAepfJBd0Kh8oO",
+            "u8jzPde0IgxLd6GncfBAepfJBd0Kh8oO",
+        ),
+        ("license key=vault://Zx9Qw2Er7Ty1Ui8Op3AsDf", "vault://Zx9Qw2Er7Ty1Ui8Op3AsDf"),
+        (
             "curl https://api.telegram.org/bot1234567890:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw4/getMe",
             "1234567890:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw4",
         ),
@@ -417,6 +422,11 @@ def test_a_link_that_holds_a_hooks_or_a_keys_secret_is_found(text: str, secret: 
         "hooks at https://hooks.example.com/services/billing/invoices work again",
         "See https://docs.stripe.com/keys/restricted-api-keys for the scopes",
         "GPG key: https://keys.openpgp.org/vks/v1/by-fingerprint/3AA5C34371567BD2",
+        "https://console.cloud.google.com/apis/credentials/key/0a1b2c3d-4e5f-6789-abcd-ef0123456789?project=p",
+        "https://dashboard.stripe.com/webhooks/we_1NqLzX2eZvKYlo2CabcdEF12",
+        "https://webhooks.example.com/deliveries/9fceb02d0ae598e95dc970b74767f19372d61af8",
+        "https://hookdeck.com/_next/static/chunks/app-4f5e6d7c8b9a1234.js",
+        "https://acme.s3.amazonaws.com/token/Kl9aXz3QpR7mW2vT8nY4bC6d.png",
     ],
 )
 def test_links_to_hooks_and_keys_by_id_or_name_are_not_secrets(text: str) -> None:

@@ -77,15 +77,19 @@ class EntityIndex(ABC):
 
     def resolve(self, name: str, scope: str) -> Entity | None:
         """The entity a caller in ``scope`` finds by ``name``; "The Lanterns" finds "Lanterns" and
-        "Dr. Osei" finds "Osei" (a name is found without its article or title, as the text it
-        came from wrote it)."""
+        "Dr. Osei" finds the person "Osei" (a name is found without its article, a person's without
+        a title, as the text it came from wrote it; "Dr Pepper" is no person "Pepper"'s name only
+        if no entity is so named)."""
         key = name_key(name)
         first, _, rest = key.partition(" ")
-        bare = rest if rest and (first == "the" or HONORIFIC.fullmatch(first)) else ""
-        keys = [key, bare] if bare else [key]
+        titled = bool(rest) and HONORIFIC.fullmatch(first) is not None
+        keys = [key, rest] if rest and (first == "the" or titled) else [key]
         found = self._resolve(keys, scope)
         entity_id = next((found[k] for k in keys if k in found), None)
-        return None if entity_id is None else self.get(entity_id)
+        entity = None if entity_id is None else self.get(entity_id)
+        if entity is not None and titled and entity_id != found.get(key) and entity.type != "person":
+            return None  # "Captain America" is not the place America
+        return entity
 
     def by_first_name(self, name: str, scope: str) -> Entity | None:
         """The one person (or untyped entity) of several words whose first word is ``name``,

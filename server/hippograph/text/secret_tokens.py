@@ -280,11 +280,12 @@ def entropy_findings(text: str) -> Iterable[tuple[int, int]]:
 
 # A link that is itself a credential: whoever holds a webhook's link can post with it, a key in a
 # path reads with it (`https://chat.example.com/hooks/xj8k...`, `.../with/key/dK3m...`). The
-# segment after a hook's or a key's name, or any under a hooks host, is the secret if random.
+# segment after a hook's or a key's name, or any under a hooks host, is the secret if random; a
+# number there is the hook's id (`/hooks/42/<token>`: the token follows the hook's name still).
 _LINK = re.compile(
     r"(?<![\w+.-])[A-Za-z][\w+.-]{1,20}://(?P<host>[^\s/?#\"'`<>]{1,255})(?P<path>/[^\s?#\"'`<>]{1,2000})"
 )
-_HOOK_HOST = re.compile(r"(?i)(?:[\w-]+\.)*(?:hooks?|[\w-]*webhooks?)[\w-]*\..*")
+_HOOK_HOST = re.compile(r"(?i)(?:[\w-]+\.)*(?:hooks?|webhooks?)\.[\w.-]+")
 # A collection's name (`/keys/<id>`, `/tokens/<id>`) is followed by an id; a hook's by its key.
 _SECRET_PARENT = re.compile(r"(?i)hooks?|webhooks?|incomingwebhook|key|token|secret|api[_-]?key")
 
@@ -295,11 +296,20 @@ def link_secret_findings(text: str) -> Iterator[tuple[int, int]]:
         hooks_host = _HOOK_HOST.fullmatch(link.group("host")) is not None
         at, parent = link.start("path"), ""
         for segment in link.group("path").split("/"):
-            # A number in the path is the hook's id (`/webhooks/123456789012345678/<token>`).
-            held = hooks_host or _SECRET_PARENT.fullmatch(parent) is not None
-            if held and not segment.isdigit() and (secret_shaped(segment) or looks_random(segment)):
+            if (hooks_host or _SECRET_PARENT.fullmatch(parent)) and _link_secret(segment):
                 yield at, at + len(segment)
-            at, parent = at + len(segment) + 1, segment
+            at += len(segment) + 1
+            parent = parent if segment.isdigit() else segment
+
+
+def _link_secret(segment: str) -> bool:
+    """A path segment drawn at random, not a file (`app.4f5e.js`), a digest or a UUID (hex: an
+    object's id) or an object's id with its prefix (`we_1NqLz...`, `evt_...`)."""
+    if "." in segment or segment.isdigit() or ANY_HEX.fullmatch(segment.replace("-", "")):
+        return False
+    if _PREFIXED.fullmatch(segment):
+        return False
+    return looks_random(segment) or secret_shaped(segment)
 
 
 _PUBLIC_KEY_NAME = re.compile(r"(?i)(?:site|public|publishable)[ _.-]?key[^\n]{0,20}$")

@@ -128,9 +128,13 @@ def _key_value(value: str, quoted: bool) -> bool:
     """A bare ``key`` names many things (`sort_key`, `cache_key`): its value must look random."""
     mixed = len(value) >= 12 and _has(value, "[a-z]", "[A-Z]", "[0-9]")
     random_shape = mixed or _HEX_KEY.fullmatch(value) or re.fullmatch(r"\d{12,}", value)
-    # `object_key=uploads/2024/08/Kl9a...jpg`: an object's path; `GPG key: https://keys...`: a link
-    plain = not (_REFERENCE.fullmatch(value) or file_path(value) or "://" in value)
+    # `object_key=uploads/2024/08/Kl9a...jpg`: an object's path; `GPG key: https://keys.openpgp.org/...`:
+    # a link to a host (not `vault://Zx9Q...`)
+    plain = not (_REFERENCE.fullmatch(value) or file_path(value) or _LINK_TO_HOST.match(value))
     return bool(random_shape) and _password_value(value, quoted) and plain
+
+
+_LINK_TO_HOST = re.compile(r"[A-Za-z][\w+.-]*://[\w-]+(?:\.[\w-]+)+")
 
 
 def _password_like(value: str, quoted: bool = False) -> bool:
