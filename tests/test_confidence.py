@@ -51,3 +51,12 @@ def test_a_question_a_fact_answers_gets_no_note(memory: Memory) -> None:
     out = memory.search("When does the billing service get deployed?")
     assert out.results[0].id == ids[2]
     assert not out.notes
+
+
+def test_an_abbreviation_a_fact_spells_out_is_no_unknown_name(memory: Memory) -> None:
+    lead = memory.remember("Brennan O'Malley is the tech lead for the payments team").id
+    for content in FACTS:
+        memory.remember(content)
+    out = memory.search("Who is the TL for payments?")
+    assert lead in [hit.id for hit in out.results[:3]]
+    assert not any("no fact mentions" in note for note in out.notes)

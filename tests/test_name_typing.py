@@ -109,3 +109,11 @@ def test_a_known_name_opening_its_sentence_is_not_judged_again(memory: Memory) -
     assert "Willem" not in recording.texts  # an entity has the name: its first word is part of it
     NameTyper(recording).retype(texts, found, lambda t, name: False)
     assert "Willem" in recording.texts
+
+
+def test_a_label_opening_a_line_is_no_speaker_and_a_name_is(memory: Memory) -> None:
+    assert _typed(memory, "Correction: the standup moved to 9:30.", "project:l") == {}
+    assert _typed(memory, "Reminder: the dentist moved to Tuesday.", "project:m") == {}
+    assert _typed(memory, "Caroline: I went to the support group yesterday.", "project:n") == {
+        "Caroline": "person"
+    }

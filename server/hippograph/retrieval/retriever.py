@@ -39,7 +39,7 @@ from hippograph.retrieval.ranking import Lookback, Ranked
 from hippograph.store.entity_index import EntityIndex
 from hippograph.store.seam import EdgeRow, Filter, GraphStore, GraphView, Hit, VectorStore, fact_row
 from hippograph.text.names import OWNER, about_owner
-from hippograph.text.query_intent import Intent, QueryPlan
+from hippograph.text.query_intent import Intent, QueryPlan, abbreviation
 
 log = logging.getLogger(__name__)
 
@@ -156,14 +156,17 @@ class Retriever:
 
     def _unknown_names(self, plan: QueryPlan, where: Filter) -> list[str]:
         """The names the query writes (capitalised spans) that memory has never seen in the
-        caller's view: no visible entity or fact mentions them, and no visible scope is named so."""
+        caller's view: no visible entity or fact mentions them, and no visible scope is named so.
+        An abbreviation is no such name: "Who is the TL for payments?" is answered by "... is the
+        tech lead for the payments team"."""
         scopes = where.scopes or ()
         visible = Filter(scopes=where.scopes)
         scope_words = {w for scope in scopes for w in re.split(r"[^\w]+|_", scope.casefold()) if w}
         unseen = [
             name
             for name in plan.capitalized
-            if not set(re.split(r"[^\w]+|_", name.casefold())) <= scope_words
+            if not abbreviation(name)
+            and not set(re.split(r"[^\w]+|_", name.casefold())) <= scope_words
             and not any(self._entities.mentions(name, scope) for scope in scopes)
         ]
         # Every keyword query begun at once: LanceDB runs them side by side.

@@ -135,8 +135,8 @@ class NameTyper:
     ) -> list[list[Name]]:
         """Each text's names with each judged name's type as the model and the recogniser agree
         on it, less a sentence's first word that is no name (alone, or opening a recognised name:
-        "Tell Marco" is Marco); a name ``known(text index, name)`` (an entity has it already) is
-        left as it is."""
+        "Tell Marco" is Marco; or a label opening a line as a speaker does: "Correction: ...");
+        a name ``known(text index, name)`` (an entity has it already) is left as it is."""
         answers: dict[tuple[int, str], bool] = {}
 
         def known_once(t: int, name: Name) -> bool:
@@ -152,17 +152,24 @@ class NameTyper:
             for i, n in enumerate(names)
             if n.how in _JUDGED_HOW and n.type in _JUDGED_TYPES and not known_once(t, n)
         ]
+        speakers = [
+            (t, i)
+            for t, names in enumerate(texts_names)
+            for i, n in enumerate(names)
+            if n.how == "speaker" and " " not in n.text and not known_once(t, n)
+        ]
         typed = [list(names) for names in texts_names]
-        if not judged:
+        if not judged and not speakers:
             return typed
         examples = self._example_vectors()
-        vectors = dict(zip(judged, self._vectors([texts_names[t][i].text for t, i in judged]), strict=True))
+        asked = judged + speakers
+        vectors = dict(zip(asked, self._vectors([texts_names[t][i].text for t, i in asked]), strict=True))
         words = {
             (t, i)
             for (t, i), vector in vectors.items()
-            if texts_names[t][i].how == "opening" and not self._is_name(examples, vector)
+            if texts_names[t][i].how in ("opening", "speaker") and not self._is_name(examples, vector)
         }
-        names = {ti: vector for ti, vector in vectors.items() if ti not in words}
+        names = {ti: vector for ti, vector in vectors.items() if ti not in words and ti not in speakers}
         if names:
             self._type(texts, texts_names, typed, names, examples)
         return [[n for i, n in enumerate(found) if (t, i) not in words] for t, found in enumerate(typed)]

@@ -156,6 +156,15 @@ def _is_complex(query: str, capitalized: tuple[str, ...]) -> bool:
     )
 
 
+_ABBREVIATION = re.compile(r"(?=(?:[a-z]*[A-Z]){2})[A-Za-z]{2,5}s?")  # `TL`, `PM`, `IaC`, `SREs`
+
+
+def abbreviation(span: str) -> bool:
+    """Whether a capitalised span is one short word of two capitals or more (`TL`, `CI`, `IaC`):
+    what a fact may spell out ("tech lead") as often as a name."""
+    return _ABBREVIATION.fullmatch(span) is not None
+
+
 def _proper_nouns(text: str) -> tuple[str, ...]:
     """Runs of capitalised words separated only by spaces, minus leading/trailing stopwords."""
     runs: list[list[str]] = []
