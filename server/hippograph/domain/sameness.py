@@ -230,19 +230,24 @@ def _names(x: _Words, y: _Words) -> frozenset[str]:
 def compare(a: str, b: str) -> Difference | None:
     """The first difference in what two texts say, or None when they say it in other words.
 
-    In order: negation (how many negating words each has), numbers (as a multiset, number
-    words read as digits), names and other content words (as sets: a word of one that the
-    other lacks), then order (names, and every shared word when either compares two things).
+    In order: negation (how many negating words each has), numbers (as multisets, number
+    words read as digits: each holds one the other lacks), names and other content words (as
+    sets: a word of one that the other lacks), then order (names, and every shared word when
+    either compares two things). A number one states and the other leaves out changes no value
+    ("climbs 5.11c with me" / "is who I climb with"): it differs as a content word does.
     """
     x, y = _read(a), _read(b)
     if x.negations != y.negations:
         return Difference.NEGATION
-    if x.numbers != y.numbers:
+    ours, theirs = Counter(x.numbers), Counter(y.numbers)
+    if ours - theirs and theirs - ours:
         return Difference.NUMBER
     only = set(x.content) ^ set(y.content)
     names = _names(x, y)
     if only:
         return Difference.NAME if only & names else Difference.VALUE
+    if ours != theirs:
+        return Difference.VALUE
     # Who does what to whom: the names (not days or months) in the same order, but a list of
     # names ("Japanese and English") in any order.
     people = names - _TIME_NAMES
