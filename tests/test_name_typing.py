@@ -117,3 +117,15 @@ def test_a_label_opening_a_line_is_no_speaker_and_a_name_is(memory: Memory) -> N
     assert _typed(memory, "Caroline: I went to the support group yesterday.", "project:n") == {
         "Caroline": "person"
     }
+
+
+def test_a_brand_and_its_product_are_one_name_and_a_tickets_key_or_a_quantity_is_typed_as_nothing(
+    memory: Memory,
+) -> None:
+    assert _typed(memory, "We moved the build from Jenkins to GitHub Actions.", "project:o").get(
+        "GitHub Actions"
+    )
+    assert _typed(memory, "Incident INC-2231 double-posted 312 refunds.", "project:p") == {
+        "INC-2231": UNKNOWN_TYPE
+    }
+    assert _typed(memory, "The p99 latency went up to 840ms after the deploy.", "project:q") == {}

@@ -33,6 +33,7 @@ The example names are common names of each kind from around the world, written f
 from __future__ import annotations
 
 import dataclasses
+import re
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
@@ -85,6 +86,9 @@ MARGIN = 0.03
 # person; snake_case and file names are code; "Project Apollo" is a project; nationalities,
 # events and languages keep the recogniser's type.
 _JUDGED_HOW = frozenset({"ner", "capitalised", "opening"})
+# A ticket's key alone ("INC-2231", "PAY-1182") names an issue: none of the four types (after a
+# brand, the same shape is a model: "Roland TD-17").
+_ISSUE_KEY = re.compile(r"[A-Z][A-Z0-9]{1,9}-\d+")
 _JUDGED_TYPES = frozenset({"person", "place", "organization", "thing", "work", UNKNOWN_TYPE})
 
 
@@ -150,7 +154,10 @@ class NameTyper:
             (t, i)
             for t, names in enumerate(texts_names)
             for i, n in enumerate(names)
-            if n.how in _JUDGED_HOW and n.type in _JUDGED_TYPES and not known_once(t, n)
+            if n.how in _JUDGED_HOW
+            and n.type in _JUDGED_TYPES
+            and not _ISSUE_KEY.fullmatch(n.text)
+            and not known_once(t, n)
         ]
         speakers = [
             (t, i)

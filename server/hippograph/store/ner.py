@@ -214,8 +214,8 @@ def names_from_spans(text: str, spans: Sequence[tuple[str, str, int, int]]) -> l
         [who] if who else [],
         code_identifiers(text, camel=False),
         recognised,
+        runs,  # "GitHub Actions" is one name, not the brand "GitHub" and "Actions"
         code_identifiers(text),
-        runs,
         capitalised_words(text),
         opening_words(text),
         blocked=blocked,

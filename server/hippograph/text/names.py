@@ -213,12 +213,21 @@ def _is_stopword(word: str) -> bool:
     return is_stopword(word.strip(".'’"))
 
 
+# A quantity and its unit: "840ms", "5GB", "10x", "99.9%" (not "1Password", "3M", "7-Eleven").
+_MEASURE = re.compile(
+    r"(?i)\d+(?:[.,]\d+)?\s?(?:ms|us|ns|s|sec|secs|min|mins|h|hrs?|d|k|m|b|kb|mb|gb|tb|pb|kib|mib|gib"
+    r"|px|pt|em|rem|x|%|rps|qps|fps|hz|khz|mhz|ghz|kg|g|mg|lb|lbs|km|mi|cm|mm|ml|l|kw|kwh|w|v)"
+)
+
+
 def keep(name: str) -> bool:
     """Whether a found span can name an entity: three characters of key or more, not all
-    stopwords or digits ("I", "it", "2023" name nothing to remember facts about)."""
+    stopwords or digits ("I", "it", "2023" name nothing to remember facts about), not a
+    quantity ("840ms")."""
     key = name_key(name)
     words = key.split()
-    return len(key) >= 3 and not all(w in STOPWORDS or w.isdigit() for w in words)
+    measured = _MEASURE.fullmatch(name.strip()) is not None
+    return len(key) >= 3 and not measured and not all(w in STOPWORDS or w.isdigit() for w in words)
 
 
 def merge(*found: Iterable[Name], blocked: Sequence[tuple[int, int]] = ()) -> list[Name]:
