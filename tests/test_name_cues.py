@@ -120,3 +120,12 @@ def test_a_name_written_with_its_title_finds_the_entity_found_without_it(memory:
     assert memory.entities.resolve("Dr. Mensah", "global") is None
     memory.remember("We flew over America on the way back.", entities=["America"])
     assert memory.entities.resolve("Captain America", "global") is None  # a title names a person
+
+
+def test_a_title_and_a_last_name_find_the_one_person_so_named(memory: Memory) -> None:
+    memory.remember("Helen Okafor is the children's doctor at Riverside Pediatrics.")
+    out = memory.remember("Dr. Okafor said the ear infection is gone.")
+    assert [e.name for e in out.linked_entities if e.type == "person"] == ["Helen Okafor"]
+    memory.remember("Samuel Okafor coaches the under-12 team.")
+    out = memory.remember("Dr. Okafor moved the check-up to Friday.")  # two people so named: neither
+    assert "Helen Okafor" not in [e.name for e in out.linked_entities]

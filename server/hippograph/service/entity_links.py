@@ -3,7 +3,8 @@
 Names in the text come from ``store.ner.NameFinder`` (found before the write lock is taken)
 and from the entity index (known names and aliases, and known people by first name). A name
 resolves to an entity the fact's scope sees: by exact name or alias first, else by first name
-when exactly one person answers to it ("Priya" -> "Priya Raman"); only a name that resolves to
+when exactly one person answers to it ("Priya" -> "Priya Raman"), or after a title by last
+name ("Dr. Lee" -> "Helen Lee"); only a name that resolves to
 nothing makes a new entity, typed as the recogniser typed it (``concept`` if unknown). A later
 sentence types a known entity anew where it had no type, or where it states one. A fact
 in the user's own voice (or naming "the user") mentions the owner entity, "the user", of its
@@ -19,6 +20,7 @@ from datetime import datetime
 from hippograph.domain.models import Entity, Fact, name_key
 from hippograph.service.shaping import new_id
 from hippograph.store.entity_index import EntityIndex
+from hippograph.text.name_cues import title_before
 from hippograph.text.names import OWNER, UNKNOWN_TYPE, Name, about_owner
 
 _FIRST_NAMED = frozenset({"person", UNKNOWN_TYPE})  # as the entity index's first-name rule
@@ -36,13 +38,15 @@ def plan_entities(
     # A name the caller gave that the text also holds takes the type found for it there.
     types = {name_key(n.text): n.type for n in found}
 
-    def resolve(name: str, create: bool, kind: str | None = None) -> Entity | None:
+    def resolve(name: str, create: bool, kind: str | None = None, titled: bool = False) -> Entity | None:
         key = name_key(name)
         entity = index.resolve(name, fact.scope)
         if entity is None:
             entity = next((e for e in created if name_key(e.name) == key), None)
         if entity is None:
             entity = index.by_first_name(name, fact.scope) or _by_first_name(key, created)
+        if entity is None and titled:  # "Dr. Lee" is the one known person whose last name is Lee
+            entity = index.by_surname(name, fact.scope)
         if entity is None and create:
             entity = Entity(
                 id=new_id("e"),
@@ -76,7 +80,8 @@ def plan_entities(
     for named in sorted(found, key=lambda n: -len(n.text.split())):
         key = f" {name_key(named.text)} "
         inside = next((e for e in mentioned if key in f" {name_key(e.name)} "), None)
-        entity = inside or resolve(named.text, create=True, kind=named.type)
+        titled = title_before(fact.content[: named.start]) is not None
+        entity = inside or resolve(named.text, create=True, kind=named.type, titled=titled)
         whole = inside is None or f" {name_key(inside.name)} " == key  # the name, not a part of one
         if entity is not None and whole and entity not in created and _types_anew(entity, named):
             entity = dataclasses.replace(entity, type=named.type)

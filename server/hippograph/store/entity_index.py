@@ -45,6 +45,17 @@ def first_word(entity: Entity) -> str | None:
     return words[0] if len(words) >= 2 and entity.type in _FIRST_NAMED else None
 
 
+def surname(entity: Entity) -> str | None:
+    """The last name a person of several words is also found by after a title ("Dr. Lee")."""
+    return surname_of(entity.name, entity.type)
+
+
+def surname_of(name: str, kind: str) -> str | None:
+    """``surname`` of an entity named ``name`` of type ``kind``."""
+    words = name_key(name).split()
+    return words[-1] if len(words) >= 2 and kind == "person" else None
+
+
 class EntityIndex(ABC):
     """Finding entities by name in the scopes a caller sees."""
 
@@ -100,6 +111,19 @@ class EntityIndex(ABC):
         ids = self._first_named(key, visible_scopes(scope))
         return self.get(next(iter(ids))) if len(ids) == 1 else None
 
+    def by_surname(self, name: str, scope: str) -> Entity | None:
+        """The one person of several words whose last word is ``name`` ("Dr. Lee" is Helen Lee),
+        among those a caller in ``scope`` sees; None if there are none or several."""
+        key = name_key(name)
+        if " " in key or len(key) < _MIN_KEY_CHARS:
+            return None
+        ids = self._last_named(key, visible_scopes(scope))
+        return self.get(next(iter(ids))) if len(ids) == 1 else None
+
+    @abstractmethod
+    def _last_named(self, key: str, scopes: tuple[str, ...]) -> set[str]:
+        """The ids of the people of ``scopes`` whose name of several words ends with ``key``."""
+
     def mentions(self, text: str, scope: str) -> list[Entity]:
         """Entities whose name or alias appears in ``text`` as whole words, longest match first,
         then those a capitalised word names by first name."""
@@ -140,6 +164,7 @@ class NameSource(Protocol):
     def entities(self, ids: Collection[str]) -> dict[str, Entity]: ...
     def entity_keys(self, keys: Collection[str], scopes: Collection[str]) -> KeyedIds: ...
     def first_named(self, key: str, scopes: Collection[str]) -> set[str]: ...
+    def last_named(self, key: str, scopes: Collection[str]) -> set[str]: ...
 
 
 class IndexedEntities(EntityIndex):
@@ -159,6 +184,9 @@ class IndexedEntities(EntityIndex):
 
     def _first_named(self, key: str, scopes: tuple[str, ...]) -> set[str]:
         return self._source.first_named(key, scopes)
+
+    def _last_named(self, key: str, scopes: tuple[str, ...]) -> set[str]:
+        return self._source.last_named(key, scopes)
 
 
 class HeldEntities(EntityIndex):
@@ -191,6 +219,11 @@ class HeldEntities(EntityIndex):
     def _first_named(self, key: str, scopes: tuple[str, ...]) -> set[str]:
         return {eid for s in scopes for eid in self._by_first.get((s, key), ())}
 
+    def _last_named(self, key: str, scopes: tuple[str, ...]) -> set[str]:
+        with self._lock:
+            held = list(self._by_id.values())
+        return {e.id for e in held if e.scope in scopes and surname(e) == key}
+
 
 class PendingEntities(HeldEntities):
     """Entities a write batch has created or mentioned, seen over the committed index until the
@@ -210,6 +243,9 @@ class PendingEntities(HeldEntities):
 
     def _first_named(self, key: str, scopes: tuple[str, ...]) -> set[str]:
         return self._committed._first_named(key, scopes) | super()._first_named(key, scopes)
+
+    def _last_named(self, key: str, scopes: tuple[str, ...]) -> set[str]:
+        return self._committed._last_named(key, scopes) | super()._last_named(key, scopes)
 
     def staged(self) -> list[Entity]:
         """Every entity the batch created or changed, in its latest state."""

@@ -17,7 +17,7 @@ from datetime import datetime
 from typing import Any
 
 from hippograph.domain.models import Entity
-from hippograph.store.entity_index import KeyedIds, first_word, name_keys
+from hippograph.store.entity_index import KeyedIds, first_word, name_keys, surname_of
 from hippograph.store.graph_values import IN_IDS, ids_param, micros, moment
 from hippograph.store.rows import from_db_time
 
@@ -150,6 +150,15 @@ def first_named(db: sqlite3.Connection, first: str, scopes: Collection[str]) -> 
     return {entity_id for (entity_id,) in rows}
 
 
+def last_named(db: sqlite3.Connection, last: str, scopes: Collection[str]) -> set[str]:
+    """The people of ``scopes`` whose name of several words ends with the word ``last``."""
+    rows = db.execute(
+        f"SELECT id, name, type FROM entity WHERE scope {IN_IDS} AND type = 'person' AND folded LIKE ?",
+        (ids_param(scopes), f"% {last}"),
+    )
+    return {str(eid) for eid, name, kind in rows if surname_of(name, kind) == last}
+
+
 class EntityRows:
     """The entity reads ``IndexedEntities`` asks of the index (its ``NameSource``), under its lock."""
 
@@ -171,3 +180,7 @@ class EntityRows:
     def first_named(self, key: str, scopes: Collection[str]) -> set[str]:
         with self._lock:
             return first_named(self._db, key, scopes)
+
+    def last_named(self, key: str, scopes: Collection[str]) -> set[str]:
+        with self._lock:
+            return last_named(self._db, key, scopes)

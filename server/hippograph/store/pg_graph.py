@@ -20,7 +20,14 @@ from datetime import datetime
 from typing import Any
 
 from hippograph.domain.models import ACTIVE_STATUSES, Entity, Fact
-from hippograph.store.entity_index import EntityIndex, IndexedEntities, KeyedIds, first_word, name_keys
+from hippograph.store.entity_index import (
+    EntityIndex,
+    IndexedEntities,
+    KeyedIds,
+    first_word,
+    name_keys,
+    surname_of,
+)
 from hippograph.store.graph_values import ClaimKey, SessionKey, claim_key
 from hippograph.store.pg_database import PgDatabase
 from hippograph.store.pg_edges import PgEdges
@@ -351,3 +358,12 @@ class PgNames:
             "SELECT id FROM hg_entity_first WHERE scope = ANY(%s) AND first = %s", (list(scopes), key)
         )
         return {str(entity_id) for (entity_id,) in rows}
+
+    def last_named(self, key: str, scopes: Collection[str]) -> set[str]:
+        """The people of ``scopes`` whose name of several words ends with the word ``key``."""
+        rows = self._graph._rows(
+            "SELECT id, name, type FROM hg_entity WHERE scope = ANY(%s) AND type = 'person' "
+            "AND lower(name) LIKE %s",
+            (list(scopes), f"% {key}"),
+        )
+        return {str(eid) for eid, name, kind in rows if surname_of(str(name), str(kind)) == key}
