@@ -110,6 +110,10 @@ def test_correct_by_query_acts_only_on_a_clear_match(memory: Memory) -> None:
         memory.correct("Alice works at Initech", query="Alice")
     assert "2 facts match 'Alice'" in str(ambiguous.value)
     assert sorted((f.id, f.status) for f in memory.graph.all_facts()) == before
+    for town in ("Lyon", "Graz", "Oslo", "Cork", "Turku"):
+        memory.remember(f"Alice visited {town} last year")
+    with pytest.raises(InvalidInput, match="at least 5 facts match 'Alice'"):  # the candidates read
+        memory.correct("Alice works at Initech", query="Alice")
 
     fixed = memory.correct("Alice lives in Paris", query="where does Alice live")
     assert fixed.corrected == berlin.id

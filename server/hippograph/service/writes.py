@@ -421,7 +421,8 @@ class Writer:
         if len(named) == 1:
             return self.stores.fact(named[0].id, scope)
         listed = "; ".join(f"{hit.id} {hit.content[:80]!r}" for hit in (named or hits)[:_CANDIDATES])
-        why = f"{len(named)} facts match {query!r}" if named else f"no fact clearly matches {query!r}"
+        many = "at least " if len(hits) == _CANDIDATES and len(named) == len(hits) else ""  # more unread
+        why = f"{many}{len(named)} facts match {query!r}" if named else f"no fact clearly matches {query!r}"
         raise InvalidInput(
             f"{why}, so nothing was corrected. Candidates: {listed}. Send fact_id= of the one to "
             "correct, or a query with words only that fact holds."
