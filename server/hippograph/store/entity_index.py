@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 import threading
 from abc import ABC, abstractmethod
-from collections.abc import Collection, Iterable
+from collections.abc import Callable, Collection, Iterable
 from typing import Protocol
 
 from hippograph.domain.models import Entity, name_key
@@ -105,19 +105,21 @@ class EntityIndex(ABC):
     def by_first_name(self, name: str, scope: str) -> Entity | None:
         """The one person (or untyped entity) of several words whose first word is ``name``,
         among those a caller in ``scope`` sees; None if there are none or several."""
-        key = name_key(name)
-        if " " in key or len(key) < _MIN_KEY_CHARS:
-            return None
-        ids = self._first_named(key, visible_scopes(scope))
-        return self.get(next(iter(ids))) if len(ids) == 1 else None
+        return self._the_one_named(self._first_named, name, scope)
 
     def by_surname(self, name: str, scope: str) -> Entity | None:
         """The one person of several words whose last word is ``name`` ("Dr. Lee" is Helen Lee),
         among those a caller in ``scope`` sees; None if there are none or several."""
+        return self._the_one_named(self._last_named, name, scope)
+
+    def _the_one_named(
+        self, named: Callable[[str, tuple[str, ...]], set[str]], name: str, scope: str
+    ) -> Entity | None:
+        """The one entity ``named`` finds by the single word ``name`` in ``scope``'s view."""
         key = name_key(name)
         if " " in key or len(key) < _MIN_KEY_CHARS:
             return None
-        ids = self._last_named(key, visible_scopes(scope))
+        ids = named(key, visible_scopes(scope))
         return self.get(next(iter(ids))) if len(ids) == 1 else None
 
     @abstractmethod
