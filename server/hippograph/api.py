@@ -277,7 +277,8 @@ class MemoryAPI:
     ) -> CorrectOut:
         """Replace a wrong or outdated fact. The old fact is kept as history (superseded) and
         linked to the new one, so the change can be explained. Prefer this to remembering a
-        contradicting fact. Example:
+        contradicting fact; if a remember already stored the new value, correct the old fact with
+        the same words: that fact replaces it, no copy is stored. Example:
         correct(fact_id="f_0123456789abcdef", content="Alice moved to Paris in 2025")
         """
 

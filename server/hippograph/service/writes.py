@@ -177,7 +177,7 @@ class Writer:
         with self.stores.write_lock:
             keys = {key for fact in facts if (key := claim_key(fact.subject, fact.predicate, fact.scope))}
             batch = Batch(PendingEntities(self.stores.entities), self.stores.graph.active_facts_with(keys))
-            stored = [] if corrects is not None else nearest_stored(self.stores, facts, vectors)
+            stored = nearest_stored(self.stores, facts, vectors)
             planned = []
             for i, ((fact, given), text) in enumerate(zip(built, texts, strict=True)):
                 near = stored[i] if stored else {}
@@ -225,29 +225,25 @@ class Writer:
             wanted = index_text(fact, previous[1] if previous else None)
             if wanted != text:
                 text, vector = wanted, self.stores.embedder.embed([wanted])[0]
-        judged = (
-            []
-            if corrects is not None
-            else judge_nearest(self.stores, fact, vector, near, batch.states, batch.written)
-        )
-        same = next((old for old, j, _ in judged if j.verdict is sameness.Verdict.SAME), None)
-        similar = [shown(old, j, similarity) for old, j, similarity in judged if old is not same][:SHOWN]
-        if same is not None:
-            strengthened = lc.corroborate(same, fact, now, self.stores.policy)
-            return self._plan_corroboration(strengthened, similar, batch), vector
-        linked, created, retyped = plan_entities(fact, entity_names, now, batch.entities, found)
-        superseded: list[Fact] = []
-        contradicted = [old for old, j, _ in judged if j.verdict is sameness.Verdict.CONTRADICTS]
+        judged = judge_nearest(self.stores, fact, vector, near, batch.states, batch.written)
         if corrects is not None:
-            current = self.stores.graph.get_fact(corrects.id)
-            if current is None:
-                raise NotFound(f"fact {corrects.id} no longer exists")
-            newest = self.stores.current_version(current) if current.status is FactStatus.SUPERSEDED else None
-            superseded.append(
-                lc.supersede(
-                    current, now, f"corrected by {fact.id}", current_id=newest, valid_until=fact.event_time
-                )
-            )
+            # A correction lists nothing and links no conflict: it replaces the fact it names.
+            judged = [(old, j, similarity) for old, j, similarity in judged if old.id != corrects.id]
+        same = next((old for old, j, _ in judged if j.verdict is sameness.Verdict.SAME), None)
+        similar = (
+            [] if corrects else [shown(old, j, sim) for old, j, sim in judged if old is not same][:SHOWN]
+        )
+        if same is not None:
+            # Said already (a correction that a remember stored first, as the save prompt has
+            # it: remember, see the conflict, correct): that fact is strengthened, no copy stored.
+            strengthened = lc.corroborate(same, fact, now, self.stores.policy)
+            replaced = [self._corrected(corrects, fact, same.id)] if corrects else []
+            return self._plan_corroboration(strengthened, similar, batch, replaced), vector
+        linked, created, retyped = plan_entities(fact, entity_names, now, batch.entities, found)
+        superseded = [self._corrected(corrects, fact, fact.id)] if corrects else []
+        contradicted = (
+            [] if corrects else [old for old, j, _ in judged if j.verdict is sameness.Verdict.CONTRADICTS]
+        )
         self._resolve_claims(fact, batch, superseded, contradicted, skip=corrects.id if corrects else None)
         subj = next((e for r, e in linked if r == "subject"), None)
         obj = next((e for r, e in linked if r == "object"), None)
@@ -261,11 +257,29 @@ class Writer:
         batch.add(planned, vector)
         return planned, vector
 
-    def _plan_corroboration(self, fact: Fact, similar: list[SimilarFact], batch: Batch) -> Planned:
-        """A stored fact stated again, in its strengthened state: it may now supersede others."""
-        superseded: list[Fact] = []
+    def _corrected(self, corrects: Fact, statement: Fact, by: str) -> Fact:
+        """``corrects`` as it is now, superseded by fact ``by`` as of the correction ``statement``."""
+        current = self.stores.graph.get_fact(corrects.id)
+        if current is None:
+            raise NotFound(f"fact {corrects.id} no longer exists")
+        newest = self.stores.current_version(current) if current.status is FactStatus.SUPERSEDED else None
+        return lc.supersede(
+            current,
+            statement.created_at,
+            f"corrected by {by}",
+            current_id=newest,
+            valid_until=statement.event_time,
+        )
+
+    def _plan_corroboration(
+        self, fact: Fact, similar: list[SimilarFact], batch: Batch, superseded: Sequence[Fact] = ()
+    ) -> Planned:
+        """A stored fact stated again, in its strengthened state (superseding ``superseded``, the
+        fact a correction named): it may now supersede others."""
+        skip = superseded[0].id if superseded else None
+        superseded = list(superseded)
         contradicted: list[Fact] = []
-        self._resolve_claims(fact, batch, superseded, contradicted, skip=None)
+        self._resolve_claims(fact, batch, superseded, contradicted, skip=skip)
         edges = self.stores.graph.view(EVERYWHERE).fact_edges([fact.id])
         linked = {e.dst if e.src == fact.id else e.src for e in edges}
         contradicted = [old for old in contradicted if old.id not in linked]

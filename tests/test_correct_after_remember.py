@@ -1,0 +1,62 @@
+"""The save prompt's loop: remember a new value, see the conflict in the reply, correct the old
+fact with the new words. The correction is the fact already remembered: it replaces the old one
+and no copy is stored. Only a fact of the corrected fact's scope counts."""
+
+from __future__ import annotations
+
+from hippograph.service.memory import Memory
+
+OLD = "Our staging database runs Postgres 14."
+NEW = "Staging database is now on Postgres 16."
+QUESTION = "Which Postgres version is staging on?"
+
+
+def _active(memory: Memory, scope: str) -> list[str]:
+    return sorted(f.content for f in memory.graph.active_facts() if f.scope == scope)
+
+
+def test_correcting_with_words_already_remembered_replaces_the_old_fact_without_a_copy(
+    memory: Memory,
+) -> None:
+    old = memory.remember(OLD, scope="project:infra")
+    new = memory.remember(NEW, scope="project:infra")
+    assert [(s.id, s.conflict) for s in new.similar] == [(old.id, "number")]
+    counts = memory.stats()["facts"]
+
+    fixed = memory.correct(NEW, fact_id=old.id, scope="project:infra")
+
+    assert (fixed.id, fixed.corrected, fixed.corroborated, fixed.content) == (new.id, old.id, True, NEW)
+    assert memory.stats()["facts"] == counts
+    assert _active(memory, "project:infra") == [NEW]
+    [hit] = memory.search(QUESTION, scope="project:infra").results
+    assert (hit.id, hit.corroborations) == (new.id, 2)
+    history = memory.explain(old.id, scope="project:infra")
+    assert (history.fact.status, history.status_reason) == ("superseded", f"corrected by {new.id}")
+    assert [f.id for f in history.superseded_by] == [new.id]
+    assert history.believed_until is not None
+    assert [f.id for f in memory.explain(new.id, scope="project:infra").supersedes] == [old.id]
+
+
+def test_a_fact_of_another_scope_saying_the_same_is_not_the_correction(memory: Memory) -> None:
+    elsewhere = memory.remember(NEW, scope="project:other")
+    old = memory.remember(OLD, scope="project:infra")
+
+    fixed = memory.correct(NEW, fact_id=old.id, scope="project:infra")
+
+    assert fixed.id != elsewhere.id and not fixed.corroborated and fixed.corrected == old.id
+    assert _active(memory, "project:infra") == [NEW]
+    assert _active(memory, "project:other") == [NEW]
+    assert memory.explain(elsewhere.id, scope="project:other").fact.corroborations == 1
+
+
+def test_a_correction_in_new_words_is_stored_as_before(memory: Memory) -> None:
+    old = memory.remember(OLD, scope="project:infra")
+    counts = memory.stats()["facts"]
+
+    fixed = memory.correct(
+        "The staging database was upgraded to Postgres 17.", fact_id=old.id, scope="project:infra"
+    )
+
+    assert (fixed.corroborated, fixed.corrected) == (False, old.id)
+    assert memory.stats()["facts"] == counts + 1
+    assert _active(memory, "project:infra") == ["The staging database was upgraded to Postgres 17."]
