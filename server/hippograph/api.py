@@ -153,9 +153,12 @@ class MemoryAPI:
         are linked. Restating a stored fact strengthens it (the reply has its id and
         corroborated=true). `similar` lists stored facts about the same thing: `conflict` marks
         evidence of a changed value (a number, name, negation); `note: "reworded or changed?"`
-        means the words differ and the server cannot tell. You judge: if it is the same in other
+        means the words differ and the server cannot tell; a statement that reports a change
+        ("moved", "switched", "now", "no longer") is shown the stored fact nearest it, noted "says
+        something changed: does it replace this?". You judge: if it is the same in other
         words, remember with restates=<its id> instead (or forget the new one); if the value
-        changed, correct(fact_id=<its id>, content=...); if both hold, leave them.
+        changed, correct(fact_id=<its id>, content=...) with the new words (the fact just stored
+        replaces it, no copy); if both hold, leave them.
         Example:
         remember(content="Alice moved to Berlin in May 2024", subject="Alice", predicate="lives_in",
                  object="Berlin", entities=["Alice", "Berlin"], event_time="2024-05-01")

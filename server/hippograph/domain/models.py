@@ -250,7 +250,9 @@ class SimilarFact(BaseModel):
     )
     note: str | None = Field(
         default=None,
-        description="'reworded or changed?': same subject, other words; the server cannot tell which.",
+        description="'reworded or changed?': same subject, other words; the server cannot tell which. "
+        "'says something changed: does it replace this?': the new statement reports a change and this "
+        "is the stored fact nearest it.",
         exclude_if=_empty,
     )
 

@@ -46,6 +46,9 @@ class Verdict(StrEnum):
     CONFLICT = "conflict"  # a value, number, name or negation differs about the same thing: shown
     UNSURE = "unsure"  # about the same thing, other words: reworded or changed, the caller judges
     SIMILAR = "similar"  # close, but neither: shown
+    # The new statement reports a change and this is the stored fact nearest it (``says_changed``):
+    # shown however far apart, the caller judges whether it is what changed.
+    CHANGE_REPORTED = "change reported"
     UNRELATED = "unrelated"  # not close enough to show
 
 
@@ -106,6 +109,16 @@ _NEGATIONS = frozenset("not no never none nobody nothing nowhere neither nor wit
 # Words that make a statement compare two things in order: "tea over coffee" is not "coffee over tea".
 _COMPARATIVES = frozenset("than over instead rather versus vs".split())
 _CLITICS = frozenset("m re ve ll d s".split())
+# Words with which a statement reports that something changed: "I moved to Berlin", "we switched
+# to Vite", "standup is now at 10:15", "I no longer drink coffee". Such a statement is worded from
+# the new value; what it replaces may share few of its words ("I live in Paris": similarity 0.40).
+_CHANGE_WORDS = re.compile(
+    r"\b(?:mov(?:ed|es|ing)|switch(?:ed|es|ing)?|chang(?:ed|es|ing)|now|nowadays|these days|no longer"
+    r"|any ?more|stopp(?:ed|ing)|quit|instead|replac(?:ed|es|ing)|relocat(?:ed|es|ing)|migrat(?:ed|es|ing)"
+    r"|upgrad(?:ed|es|ing)|downgrad(?:ed|es|ing)|t(?:ook|akes|aking) over|dropp(?:ed|ing)"
+    r"|reschedul(?:ed|es|ing)|renam(?:ed|es|ing)|again)\b",
+    re.IGNORECASE,
+)
 _NUMBER_WORDS = {
     word: str(value)
     for value, word in enumerate(
@@ -277,6 +290,11 @@ def same_subject(a: str, b: str) -> bool:
     if _names(x, y) & set(x.content) & set(y.content):
         return True
     return bool(x.content and y.content and x.content[0] == y.content[0])
+
+
+def says_changed(text: str) -> bool:
+    """Whether ``text`` reports that something changed (``_CHANGE_WORDS``)."""
+    return _CHANGE_WORDS.search(text) is not None
 
 
 def answers(query: str, text: str) -> bool:

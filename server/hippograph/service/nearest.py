@@ -21,8 +21,12 @@ NEAREST = 5
 SHOWN = 3
 SHOWN_CHARS = 200
 UNSURE_NOTE = "reworded or changed?"
+CHANGE_NOTE = "says something changed: does it replace this?"
 
 Judged = tuple[Fact, sameness.Judgement, float]
+# Verdicts that say nothing of a change: the nearest fact to a statement reporting one gets
+# CHANGE_REPORTED in their place.
+_UNFLAGGED = frozenset({sameness.Verdict.UNRELATED, sameness.Verdict.SIMILAR})
 
 
 def nearest_stored(stores: Stores, facts: Sequence[Fact], vectors: np.ndarray) -> list[dict[str, float]]:
@@ -61,15 +65,24 @@ def judge_nearest(
     ranked = sorted(hits.items(), key=lambda kv: (-kv[1], kv[0]))[:NEAREST]
     in_batch = {w.id: w for w, _ in written}
     found = stores.graph.get_facts([fid for fid, _ in ranked if fid not in in_batch])
+    # A statement that reports a change is shown the stored fact nearest it, however far: what it
+    # replaces ("I live in Paris" for "I moved to Berlin") is nearest more often than close.
+    reported = sameness.says_changed(fact.content)
     judged = []
     for fid, similarity in ranked:
         old = states.get(fid) or in_batch.get(fid) or found.get(fid)
         if old is None or not old.status.is_active or old.scope != fact.scope:
             continue
         judgement = sameness.judge(fact, old, similarity)
+        if reported and judgement.verdict in _UNFLAGGED:
+            judgement = sameness.Judgement(sameness.Verdict.CHANGE_REPORTED)
+        reported = False  # the nearest only
         if judgement.verdict is not sameness.Verdict.UNRELATED:
             judged.append((old, judgement, similarity))
     return judged
+
+
+_NOTES = {sameness.Verdict.UNSURE: UNSURE_NOTE, sameness.Verdict.CHANGE_REPORTED: CHANGE_NOTE}
 
 
 def shown(old: Fact, judgement: sameness.Judgement, similarity: float) -> SimilarFact:
@@ -82,5 +95,5 @@ def shown(old: Fact, judgement: sameness.Judgement, similarity: float) -> Simila
         similarity=round(similarity, 3),
         conflict=judgement.difference.value if flagged and judgement.difference else None,
         restates=verdict is sameness.Verdict.SAME,
-        note=UNSURE_NOTE if verdict is sameness.Verdict.UNSURE else None,
+        note=_NOTES.get(verdict),
     )

@@ -1,0 +1,70 @@
+"""A statement that reports a change ("I moved to Berlin") is shown the stored fact nearest it,
+however far its words are, with a note and no label: the caller judges whether it replaces it."""
+
+from __future__ import annotations
+
+import pytest
+
+from hippograph.domain import sameness
+from hippograph.service.memory import Memory
+from hippograph.service.nearest import CHANGE_NOTE
+
+OTHERS = [
+    "My sister has two cats named Miso and Tofu.",
+    "Our team tracks tickets in Linear.",
+    "The quarterly review is in March.",
+]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I moved to Berlin last month.",
+        "We switched our CI to GitHub Actions.",
+        "Standup is now at 10:15.",
+        "I no longer drink coffee.",
+        "Marco took over the billing team.",
+        "I started eating fish again.",
+    ],
+)
+def test_a_statement_with_a_change_word_reports_a_change(text: str) -> None:
+    assert sameness.says_changed(text)
+
+
+@pytest.mark.parametrize(
+    "text", ["I live in Paris.", "The nowhere-man song is on repeat.", "Knowledge of changelogs helps."]
+)
+def test_a_plain_statement_reports_no_change(text: str) -> None:
+    assert not sameness.says_changed(text)
+
+
+def test_the_fact_a_reported_change_replaces_is_shown_with_the_note(memory: Memory) -> None:
+    memory.remember_many([{"content": text, "scope": "project:home"} for text in OTHERS])
+    paris = memory.remember("I live in Paris.", scope="project:home")
+
+    moved = memory.remember("I moved to Berlin last month.", scope="project:home")
+
+    assert [(s.id, s.conflict, s.restates, s.note) for s in moved.similar] == [
+        (paris.id, None, False, CHANGE_NOTE)
+    ]
+    assert not moved.corroborated and moved.id != paris.id
+
+
+def test_without_a_change_word_a_far_fact_is_not_shown(memory: Memory) -> None:
+    memory.remember("I live in Paris.", scope="project:home")
+    reply = memory.remember("I enjoy the museums in Berlin.", scope="project:home")
+    assert reply.similar == []
+
+
+def test_a_conversation_turn_reporting_a_change_is_compared_with_nothing(memory: Memory) -> None:
+    memory.remember("I live in Paris.", scope="project:home")
+    turn = memory.remember(
+        "I moved to Berlin last month.", scope="project:home", kind="episode", session_id="s1"
+    )
+    assert turn.similar == []
+
+
+def test_another_scopes_fact_is_never_shown(memory: Memory) -> None:
+    memory.remember("I live in Paris.", scope="project:elsewhere")
+    reply = memory.remember("I moved to Berlin last month.", scope="project:home")
+    assert reply.similar == []
