@@ -1,6 +1,7 @@
 """The save prompt's loop: remember a new value, see the conflict in the reply, correct the old
-fact with the new words. The correction is the fact already remembered: it replaces the old one
-and no copy is stored. Only a fact of the corrected fact's scope counts."""
+fact with the new words. One fact then holds the value, about what the old one was about: the
+correction supersedes the old fact and the copy the remember stored. Only a fact of the corrected
+fact's scope counts."""
 
 from __future__ import annotations
 
@@ -15,26 +16,30 @@ def _active(memory: Memory, scope: str) -> list[str]:
     return sorted(f.content for f in memory.graph.active_facts() if f.scope == scope)
 
 
-def test_correcting_with_words_already_remembered_replaces_the_old_fact_without_a_copy(
+def test_correcting_with_words_already_remembered_leaves_one_fact_about_what_the_old_was(
     memory: Memory,
 ) -> None:
-    old = memory.remember(OLD, scope="project:infra")
-    new = memory.remember(NEW, scope="project:infra")
-    assert [(s.id, s.conflict) for s in new.similar] == [(old.id, "number")]
-    counts = memory.stats()["facts"]
+    old = memory.remember(OLD, scope="project:infra", entities=["staging"])
+    copy = memory.remember(NEW, scope="project:infra")
+    assert [(s.id, s.conflict) for s in copy.similar] == [(old.id, "number")]
 
     fixed = memory.correct(NEW, fact_id=old.id, scope="project:infra")
 
-    assert (fixed.id, fixed.corrected, fixed.corroborated, fixed.content) == (new.id, old.id, True, NEW)
-    assert memory.stats()["facts"] == counts
+    # The correction holds the value and what the old fact was about; the copy is history.
+    assert (fixed.corrected, fixed.superseded, fixed.content) == (old.id, [copy.id], NEW)
+    assert "staging" in fixed.entities
     assert _active(memory, "project:infra") == [NEW]
     [hit] = memory.search(QUESTION, scope="project:infra").results
-    assert (hit.id, hit.corroborations) == (new.id, 2)
+    assert hit.id == fixed.id
     history = memory.explain(old.id, scope="project:infra")
-    assert (history.fact.status, history.status_reason) == ("superseded", f"corrected by {new.id}")
-    assert [f.id for f in history.superseded_by] == [new.id]
+    assert (history.fact.status, history.status_reason) == ("superseded", f"corrected by {fixed.id}")
     assert history.believed_until is not None
-    assert [f.id for f in memory.explain(new.id, scope="project:infra").supersedes] == [old.id]
+    was_copy = memory.explain(copy.id, scope="project:infra")
+    assert (was_copy.fact.status, was_copy.status_reason) == (
+        "superseded",
+        f"restated by its correction {fixed.id}",
+    )
+    assert {f.id for f in memory.explain(fixed.id, scope="project:infra").supersedes} == {old.id, copy.id}
 
 
 def test_a_fact_of_another_scope_saying_the_same_is_not_the_correction(memory: Memory) -> None:
@@ -43,7 +48,7 @@ def test_a_fact_of_another_scope_saying_the_same_is_not_the_correction(memory: M
 
     fixed = memory.correct(NEW, fact_id=old.id, scope="project:infra")
 
-    assert fixed.id != elsewhere.id and not fixed.corroborated and fixed.corrected == old.id
+    assert (fixed.id != elsewhere.id, fixed.corrected, fixed.superseded) == (True, old.id, [])
     assert _active(memory, "project:infra") == [NEW]
     assert _active(memory, "project:other") == [NEW]
     assert memory.explain(elsewhere.id, scope="project:other").fact.corroborations == 1

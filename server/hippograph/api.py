@@ -157,8 +157,8 @@ class MemoryAPI:
         ("moved", "switched", "now", "no longer") is shown the stored fact nearest it, noted "says
         something changed: does it replace this?". You judge: if it is the same in other
         words, remember with restates=<its id> instead (or forget the new one); if the value
-        changed, correct(fact_id=<its id>, content=...) with the new words (the fact just stored
-        replaces it, no copy); if both hold, leave them.
+        changed, correct(fact_id=<its id>, content=...) with the new words (the copy just stored
+        is superseded with it); if both hold, leave them.
         Example:
         remember(content="Alice moved to Berlin in May 2024", subject="Alice", predicate="lives_in",
                  object="Berlin", entities=["Alice", "Berlin"], event_time="2024-05-01")
@@ -281,7 +281,7 @@ class MemoryAPI:
         """Replace a wrong or outdated fact. The old fact is kept as history (superseded) and
         linked to the new one, so the change can be explained. Prefer this to remembering a
         contradicting fact; if a remember already stored the new value, correct the old fact with
-        the same words: that fact replaces it, no copy is stored. Example:
+        the same words: the stored copy is superseded too, one fact holds the value. Example:
         correct(fact_id="f_0123456789abcdef", content="Alice moved to Paris in 2025")
         """
 

@@ -15,7 +15,7 @@ import numpy as np
 
 from hippograph.domain import conflicts, sameness
 from hippograph.domain import lifecycle as lc
-from hippograph.domain.errors import GraphCacheFull, InvalidInput, NotFound
+from hippograph.domain.errors import InvalidInput, NotFound
 from hippograph.domain.models import (
     CorrectOut,
     EntityOut,
@@ -32,11 +32,11 @@ from hippograph.service.consolidation import join_topics
 from hippograph.service.entity_links import plan_entities
 from hippograph.service.intake import build_fact, build_item
 from hippograph.service.nearest import SHOWN, judge_nearest, nearest_stored, shown
-from hippograph.service.shaping import entity_row, entity_text, fact_out, index_text, iso
+from hippograph.service.shaping import fact_out, index_text, iso
 from hippograph.service.stores import Stores
-from hippograph.service.write_batch import Batch, Planned, write_graph
+from hippograph.service.write_batch import Batch, Planned, commit
 from hippograph.store.entity_index import PendingEntities
-from hippograph.store.seam import EVERYWHERE, Relation, claim_key, fact_row
+from hippograph.store.seam import EVERYWHERE, Relation, claim_key
 from hippograph.text.names import Name
 
 # Facts per write batch of remember_many: one embedding call, one graph transaction, one
@@ -125,7 +125,7 @@ class Writer:
             )
             batch = Batch(PendingEntities(self.stores.entities), self.stores.graph.active_facts_with(set()))
             planned = self._plan_corroboration(strengthened, [], batch)
-            self._commit([planned], batch, np.empty((1, 0), dtype=np.float32))
+            commit(self.stores, [planned], batch, np.empty((1, 0), dtype=np.float32))
         return self._reply(planned)
 
     def remember_many(self, items: Sequence[Mapping[str, Any]]) -> list[RememberOut]:
@@ -183,7 +183,7 @@ class Writer:
                 near = stored[i] if stored else {}
                 one, vectors[i] = self._plan(fact, given, names[i], text, vectors[i], near, batch, corrects)
                 planned.append(one)
-            self._commit(planned, batch, vectors)
+            commit(self.stores, planned, batch, vectors)
             nearby = zip(planned, stored or [{}] * len(planned), strict=True)
             join_topics(self.stores, [(p.fact, p.previous, n) for p, n in nearby if not p.corroborated])
         return [self._reply(p, corrects) for p in planned]
@@ -227,24 +227,47 @@ class Writer:
                 text, vector = wanted, self.stores.embedder.embed([wanted])[0]
         judged = judge_nearest(self.stores, fact, vector, near, batch.states, batch.written)
         if corrects is not None:
-            # A correction lists nothing and links no conflict: it replaces the fact it names.
-            judged = [(old, j, similarity) for old, j, similarity in judged if old.id != corrects.id]
+            # A correction lists nothing and links no conflict: it supersedes the fact it names,
+            # and a fact of the scope that already says its words (the save prompt's loop:
+            # remember, see the conflict, correct) as a copy of it. One fact then holds the value,
+            # with what the corrected fact was about.
+            superseded = [self._corrected(corrects, fact)] + [
+                lc.supersede(old, now, f"restated by its correction {fact.id}")
+                for old, j, _ in judged
+                if j.verdict is sameness.Verdict.SAME and old.id != corrects.id
+            ]
+            correction = self._plan_new(fact, entity_names, found, text, vector, previous, batch, superseded)
+            return correction, vector
         same = next((old for old, j, _ in judged if j.verdict is sameness.Verdict.SAME), None)
-        similar = (
-            [] if corrects else [shown(old, j, sim) for old, j, sim in judged if old is not same][:SHOWN]
-        )
+        similar = [shown(old, j, similarity) for old, j, similarity in judged if old is not same][:SHOWN]
         if same is not None:
-            # Said already (a correction that a remember stored first, as the save prompt has
-            # it: remember, see the conflict, correct): that fact is strengthened, no copy stored.
             strengthened = lc.corroborate(same, fact, now, self.stores.policy)
-            replaced = [self._corrected(corrects, fact, same.id)] if corrects else []
-            return self._plan_corroboration(strengthened, similar, batch, replaced), vector
-        linked, created, retyped = plan_entities(fact, entity_names, now, batch.entities, found)
-        superseded = [self._corrected(corrects, fact, fact.id)] if corrects else []
-        contradicted = (
-            [] if corrects else [old for old, j, _ in judged if j.verdict is sameness.Verdict.CONTRADICTS]
+            return self._plan_corroboration(strengthened, similar, batch), vector
+        contradicted = [old for old, j, _ in judged if j.verdict is sameness.Verdict.CONTRADICTS]
+        planned = self._plan_new(
+            fact, entity_names, found, text, vector, previous, batch, [], contradicted, similar
         )
-        self._resolve_claims(fact, batch, superseded, contradicted, skip=corrects.id if corrects else None)
+        return planned, vector
+
+    def _plan_new(
+        self,
+        fact: Fact,
+        entity_names: Sequence[str],
+        found: Sequence[Name],
+        text: str,
+        vector: np.ndarray,
+        previous: tuple[str, str] | None,
+        batch: Batch,
+        superseded: list[Fact],
+        contradicted: Sequence[Fact] = (),
+        similar: Sequence[SimilarFact] = (),
+    ) -> Planned:
+        """A new fact: its entities, its edges, and the claims it resolves besides those it
+        ``superseded`` already (a correction's)."""
+        now = fact.created_at
+        contradicted = list(contradicted)
+        linked, created, retyped = plan_entities(fact, entity_names, now, batch.entities, found)
+        self._resolve_claims(fact, batch, superseded, contradicted)
         subj = next((e for r, e in linked if r == "subject"), None)
         obj = next((e for r, e in linked if r == "object"), None)
         relation = None
@@ -252,34 +275,39 @@ class Writer:
             relation = Relation(subj.id, obj.id, fact.predicate or "related_to", 1.0, fact.id, now)
         turn = previous[0] if previous else None
         planned = Planned(
-            fact, text, linked, created, turn, superseded, contradicted, relation, similar, retyped=retyped
+            fact,
+            text,
+            linked,
+            created,
+            turn,
+            superseded,
+            contradicted,
+            relation,
+            list(similar),
+            retyped=retyped,
         )
         batch.add(planned, vector)
-        return planned, vector
+        return planned
 
-    def _corrected(self, corrects: Fact, statement: Fact, by: str) -> Fact:
-        """``corrects`` as it is now, superseded by fact ``by`` as of the correction ``statement``."""
+    def _corrected(self, corrects: Fact, correction: Fact) -> Fact:
+        """``corrects`` as it is now, superseded by ``correction``."""
         current = self.stores.graph.get_fact(corrects.id)
         if current is None:
             raise NotFound(f"fact {corrects.id} no longer exists")
         newest = self.stores.current_version(current) if current.status is FactStatus.SUPERSEDED else None
         return lc.supersede(
             current,
-            statement.created_at,
-            f"corrected by {by}",
+            correction.created_at,
+            f"corrected by {correction.id}",
             current_id=newest,
-            valid_until=statement.event_time,
+            valid_until=correction.event_time,
         )
 
-    def _plan_corroboration(
-        self, fact: Fact, similar: list[SimilarFact], batch: Batch, superseded: Sequence[Fact] = ()
-    ) -> Planned:
-        """A stored fact stated again, in its strengthened state (superseding ``superseded``, the
-        fact a correction named): it may now supersede others."""
-        skip = superseded[0].id if superseded else None
-        superseded = list(superseded)
+    def _plan_corroboration(self, fact: Fact, similar: list[SimilarFact], batch: Batch) -> Planned:
+        """A stored fact stated again, in its strengthened state: it may now supersede others."""
+        superseded: list[Fact] = []
         contradicted: list[Fact] = []
-        self._resolve_claims(fact, batch, superseded, contradicted, skip=skip)
+        self._resolve_claims(fact, batch, superseded, contradicted)
         edges = self.stores.graph.view(EVERYWHERE).fact_edges([fact.id])
         linked = {e.dst if e.src == fact.id else e.src for e in edges}
         contradicted = [old for old in contradicted if old.id not in linked]
@@ -288,14 +316,15 @@ class Writer:
         return planned
 
     def _resolve_claims(
-        self, fact: Fact, batch: Batch, superseded: list[Fact], contradicted: list[Fact], *, skip: str | None
+        self, fact: Fact, batch: Batch, superseded: list[Fact], contradicted: list[Fact]
     ) -> None:
-        """The conflict rule against the active facts with the same subject and predicate."""
+        """The conflict rule against the active facts with the same subject and predicate (but
+        those ``superseded`` or ``contradicted`` already)."""
         key = claim_key(fact.subject, fact.predicate, fact.scope)
         if key is None:
             return
         for old in batch.active_with(key):
-            if old.id == skip or any(old.id == c.id for c in contradicted):
+            if any(old.id == c.id for c in (*superseded, *contradicted)):
                 continue
             outcome = conflicts.resolve_conflict(fact, old, self.stores.policy)
             if outcome is conflicts.ConflictOutcome.SUPERSEDE:
@@ -314,46 +343,6 @@ class Writer:
         if (fact.scope, fact.session_id) in batch.turns:
             return batch.turns[fact.scope, fact.session_id]
         return self.stores.sessions.before([fact])[0]
-
-    def _commit(self, planned: Sequence[Planned], batch: Batch, vectors: np.ndarray) -> None:
-        """Write a planned batch: the graph in one transaction, then the vector index."""
-        g = self.stores.graph
-        new = [p for p in planned if not p.corroborated]
-        created = [e for p in new for e in p.created]
-        # Before the transaction: if the model fails, nothing is written. (Embedding beside the
-        # graph's statements, in a thread, made remember slower on two cores: 18 vs 16 ms p50.)
-        entity_vectors = self.stores.embedder.embed([entity_text(e) for e in created]) if created else None
-        while True:
-            try:
-                write_graph(g, planned, batch, created)
-                break
-            except GraphCacheFull as full:
-                # Nothing of it was stored (the transaction rolled back whole); when room was made
-                # for it, the same write is sent again: a large write (a claim with thousands of
-                # active facts superseded at once) costs time, not an error.
-                if not full.room_made:
-                    raise
-        # Committed: from here on the facts survive a crash (reconcile re-indexes them).
-        for p in new:
-            self.stores.sessions.committed(p.fact)
-        rows = [
-            fact_row(batch.states.get(p.fact.id, p.fact), [e.id for _, e in p.linked], p.text) for p in new
-        ]
-        self.stores.vectors.add(
-            "facts",
-            rows,
-            np.asarray([v for p, v in zip(planned, vectors, strict=True) if not p.corroborated]),
-        )
-        written = {p.fact.id for p in new}
-        changed = [f for fid, f in batch.states.items() if fid not in written]
-        for status in sorted({f.status.value for f in changed}):
-            self.stores.vectors.set_status([f.id for f in changed if f.status.value == status], status)
-        if entity_vectors is not None:
-            self.stores.vectors.add("entities", [entity_row(e) for e in created], entity_vectors)
-        for kind in sorted(set(batch.retyped.values())):
-            self.stores.vectors.update(
-                "entities", [e for e, t in batch.retyped.items() if t == kind], {"type": kind}
-            )
 
     def correct(
         self,
