@@ -139,6 +139,8 @@ def test_placeholders_in_urls_are_not_secrets(text: str) -> None:
         ("api_key=Zq81Lm4Kp0Vx7Rt2", "Zq81Lm4Kp0Vx7Rt2"),
         ("the wifi password is BlueFalcon42.", "BlueFalcon42"),
         ("The root password for the VM: Qw3rty!9xz", "Qw3rty!9xz"),
+        ("password: swordfish", "swordfish"),
+        ("password = swordfish and the user is bob", "swordfish"),
     ],
 )
 def test_assigned_and_stated_passwords_flag_the_value(text: str, secret: str) -> None:
@@ -164,6 +166,10 @@ def test_assigned_and_stated_passwords_flag_the_value(text: str, secret: str) ->
         "I reset my password yesterday",
         "the password is in 1Password",
         "the token bucket rate limiter refills one token every 600 ms",
+        # an instruction after a colon: a lowercase word, then more words
+        "To rotate the staging database password: generate a new one in the vault, then redeploy.",
+        "Forgot password: click the link in the email.",
+        "Wifi password: check the sticker under the router",
     ],
 )
 def test_placeholders_references_and_prose_are_not_secrets(text: str) -> None:

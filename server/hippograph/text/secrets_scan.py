@@ -193,8 +193,21 @@ def _assignment(kind: str, keyword: str, accept: Accept) -> _Detector:
     # The key ends with the keyword (`DB_PASSWORD=`, `clientSecret:`), so `password_min_length=12`
     # is not an assignment; the keyword starts a word, follows `_`, `-`, `.` or a camelCase hump.
     prefix = r"(?:[\w.-]{0,40}[_.-]|[\w.-]{0,40}(?<=[a-z0-9])(?=[A-Z])|[A-Z0-9]{1,40}(?=[A-Z]))"
-    pattern = rf"(?<![\w.-]){prefix}?(?i:{keyword}){_ASSIGN}(?:{_QUOTED}|{_BARE})"
+    pattern = rf"(?<![\w.-]){prefix}?(?i:{keyword}){_ASSIGN}(?:{_QUOTED}|{_BARE}{_THEN})"
     return _d(kind, pattern, "dq", "sq", "bq", "bare", accept=accept)
+
+
+# The word after a bare value, if one follows on the line: `password: generate a new one in the
+# vault` is an instruction (a lowercase word after a colon, then more words), not a password.
+_THEN = r"(?P<then>[ \t]+[a-z]+\b)?"
+_COLON_BEFORE = re.compile(r":[ \t]*\Z")
+
+
+def _instruction(text: str, match: re.Match[str], start: int) -> bool:
+    """Whether an assignment's bare value opens a sentence after a colon (``_THEN``)."""
+    value = match.group("bare")
+    after_colon = _COLON_BEFORE.search(text, match.start(), start) is not None
+    return bool(match.group("then")) and value.isalpha() and value.islower() and after_colon
 
 
 def _prose(kind: str, keywords: str, accept: Accept) -> _Detector:
@@ -353,6 +366,8 @@ def _raw_findings(text: str, entropy: bool = True) -> Iterable[tuple[int, int, i
             start, end = match.span(group)
             quoted = group in ("dq", "sq", "bq")
             if start == end or (detector.accept and not detector.accept(match.group(group), quoted)):
+                continue
+            if group == "bare" and "then" in detector.pattern.groupindex and _instruction(text, match, start):
                 continue
             yield start, end, priority, detector.kind
     if entropy:  # the detectors of random-looking values, after a credential word or a prefix
