@@ -202,3 +202,21 @@ def test_corroborate_strengthens_and_purge_erases() -> None:
     assert lc.retract(tomb, later, "again") == tomb
     with pytest.raises(lc.InvalidTransition, match="forgotten"):
         lc.check_correctable(tomb)
+
+
+def test_a_name_one_text_adds_replaces_none_unless_it_says_something_changed() -> None:
+    # The full name of the same person: other words, not another name.
+    assert (
+        compare("Rashida is the staff engineer", "Rashida Okonkwo is the staff engineer") is Difference.VALUE
+    )
+    assert (
+        compare("Rashida Okonkwo is the staff engineer", "Rashida is the staff engineer") is Difference.VALUE
+    )
+    # Each text with a name the other lacks: another name.
+    assert compare("My manager is Sarah Kim", "My manager is David Osei") is Difference.NAME
+    # A statement that says something changed and adds a name names the new holder.
+    priya = fact("Priya manages the billing team")
+    marco = fact("Since May the billing team is led by Marco instead of Priya", id="f_00000000000000a2")
+    assert judge(marco, priya, 0.8) == Judgement(Verdict.CONFLICT, Difference.NAME)
+    full = fact("Priya Raman manages the billing team", id="f_00000000000000a3")
+    assert judge(full, priya, 0.9).verdict is Verdict.UNSURE

@@ -115,7 +115,7 @@ _CLITICS = frozenset("m re ve ll d s".split())
 _CHANGE_WORDS = re.compile(
     r"\b(?:mov(?:ed|es|ing)|switch(?:ed|es|ing)?|chang(?:ed|es|ing)|now|nowadays|these days|no longer"
     r"|any ?more|stopp(?:ed|ing)|quit|instead|replac(?:ed|es|ing)|relocat(?:ed|es|ing)|migrat(?:ed|es|ing)"
-    r"|upgrad(?:ed|es|ing)|downgrad(?:ed|es|ing)|t(?:ook|akes|aking) over|dropp(?:ed|ing)"
+    r"|upgrad(?:ed|es|ing)|downgrad(?:ed|es|ing)|t(?:ook|aken|akes|aking) over|dropp(?:ed|ing)"
     r"|reschedul(?:ed|es|ing)|renam(?:ed|es|ing)|again)\b",
     re.IGNORECASE,
 )
@@ -255,10 +255,12 @@ def compare(a: str, b: str) -> Difference | None:
     ours, theirs = Counter(x.numbers), Counter(y.numbers)
     if ours - theirs and theirs - ours:
         return Difference.NUMBER
-    only = set(x.content) ^ set(y.content)
+    mine, yours = set(x.content) - set(y.content), set(y.content) - set(x.content)
     names = _names(x, y)
-    if only:
-        return Difference.NAME if only & names else Difference.VALUE
+    if mine or yours:
+        # A name one text adds ("Rashida" / "Rashida Okonkwo") replaces none, as with numbers
+        # (``judge``: unless the text that adds it says something changed).
+        return Difference.NAME if mine & names and yours & names else Difference.VALUE
     if ours != theirs:
         return Difference.VALUE
     # Who does what to whom: the names (not days or months) in the same order, but a list of
@@ -281,6 +283,12 @@ def _order(slots: tuple[frozenset[str], ...], among: frozenset[str] | None = Non
         if words:
             order.append(words)
     return order
+
+
+def _adds_name(a: str, b: str) -> bool:
+    """Whether ``a`` writes a name ``b`` lacks."""
+    x, y = _read(a), _read(b)
+    return bool((set(x.content) - set(y.content)) & _names(x, y))
 
 
 def same_subject(a: str, b: str) -> bool:
@@ -356,6 +364,8 @@ def judge(new: Fact, old: Fact, similarity: float, *, min_similarity: float = MI
             return Judgement(Verdict.UNSURE, compare(new.content, old.content) or Difference.VALUE)
     structural = _structural(new, old)
     worded = compare(new.content, old.content)
+    if worded is Difference.VALUE and says_changed(new.content) and _adds_name(new.content, old.content):
+        worded = Difference.NAME  # "Marco took over the billing team from Priya": a new holder
     if structural is None and worded is Difference.VALUE and _same_claim(new, old):
         worded = None  # one claim in other words: "Ken lives in Osaka" / "Ken is based in Osaka"
     difference = structural or worded
