@@ -32,6 +32,17 @@ def test_a_trigger_is_a_tag_of_its_words_and_fires_on_those_words_in_that_order(
     assert fired(tagged, "a droptable helper") == []
 
 
+def test_a_possessive_does_not_hide_a_trigger() -> None:
+    assert as_tag("Friday's migration") == "trigger:friday-migration"
+    tagged = [("f_1", "trigger:friday-migration")]
+    assert fired(tagged, "Is friday's migration window still open?") == [("f_1", "friday migration")]
+    assert fired(tagged, "Friday’s migration") == [("f_1", "friday migration")]
+    assert fired(tagged, "Fridays migration") == []
+    assert fired([("f_2", "trigger:friday-s-migration")], "friday's migration") == [
+        ("f_2", "friday migration")
+    ]
+
+
 def test_a_search_holding_a_trigger_warns_whatever_the_rank(memory: Memory) -> None:
     never = _seed(memory)
     found = memory.search(
