@@ -65,3 +65,11 @@ def test_a_correction_in_new_words_is_stored_as_before(memory: Memory) -> None:
     assert (fixed.corroborated, fixed.corrected) == (False, old.id)
     assert memory.stats()["facts"] == counts + 1
     assert _active(memory, "project:infra") == ["The staging database was upgraded to Postgres 17."]
+
+
+def test_correcting_a_confirmed_fact_gives_a_confirmed_one(memory: Memory) -> None:
+    old = memory.remember(OLD, scope="project:infra")
+    memory.confirm(old.id, scope="project:infra")
+    fixed = memory.correct("The staging database runs Postgres 17.", fact_id=old.id, scope="project:infra")
+    assert fixed.status == "confirmed"
+    assert memory.explain(fixed.id, scope="project:infra").pinned

@@ -622,3 +622,17 @@ def test_maintenance_never_revives_history_unpins_or_hides_what_did_not_expire(f
             assert result.action is lc.MaintenanceKind.EXPIRE and f.ttl_policy is TtlPolicy.EPHEMERAL
         else:
             assert result.fact.status in (FactStatus.STAGED, FactStatus.DORMANT)
+
+
+def test_a_correction_of_a_confirmed_fact_starts_confirmed_and_pinned_as_it_was() -> None:
+    correction = newer(content="Alice lives in Lisbon")
+    staged = fact()
+    assert lc.correction_of(correction, staged) == correction
+    confirmed = lc.confirm(fact(), NOW)
+    started = lc.correction_of(correction, confirmed)
+    assert (started.status, started.pinned) == (FactStatus.CONFIRMED, True)
+    used = replace(fact(), status=FactStatus.CONFIRMED, status_reason="confirmed after 3 uses")
+    assert (lc.correction_of(correction, used).status, lc.correction_of(correction, used).pinned) == (
+        FactStatus.CONFIRMED,
+        False,
+    )

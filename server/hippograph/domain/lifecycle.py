@@ -323,6 +323,19 @@ def confirm(fact: Fact, now: datetime, *, current_id: str | None = None) -> Fact
     )
 
 
+def correction_of(correction: Fact, old: Fact) -> Fact:
+    """``correction`` as it starts when it replaces ``old``: confirmed (and pinned) if ``old`` was,
+    since the user replaced a value memory held as sure; else as it is (staged)."""
+    if old.status is not FactStatus.CONFIRMED:
+        return correction
+    return replace(
+        correction,
+        status=FactStatus.CONFIRMED,
+        pinned=old.pinned,
+        status_reason=f"corrects confirmed fact {old.id}",
+    )
+
+
 def check_correctable(fact: Fact, current_id: str | None = None) -> None:
     """Raise InvalidTransition unless ``fact`` is active and so may be corrected or superseded."""
     if fact.status in (FactStatus.RETRACTED, FactStatus.PURGED):

@@ -411,7 +411,7 @@ class Writer:
         fact, entity_names = build_fact(
             self.stores, content, provenance=Provenance.USER_CORRECTED, **inherited
         )
-        out = self._store([(fact, entity_names)], corrects=old)[0]
+        out = self._store([(lc.correction_of(fact, old), entity_names)], corrects=old)[0]
         return CorrectOut(**out.model_dump(), corrected=old.id)
 
     def _the_one(self, query: str, scope: str | None) -> Fact:
