@@ -10,6 +10,7 @@ from hippograph.text.names import (
     capitalised_runs,
     capitalised_words,
     code_identifiers,
+    keep,
     merge,
     opening_words,
     speaker,
@@ -103,3 +104,8 @@ def test_a_name_found_again_is_kept_once_and_its_words_are_no_names_of_their_own
     runs = capitalised_runs(text)
     merged = merge([Name("Lena Sato", "person", "ner", 21, 30)], runs, capitalised_words(text))
     assert [(n.text, n.start) for n in merged] == [("Lena Sato", 21), ("Ximena", 36)]
+
+
+def test_a_day_of_the_week_names_nothing() -> None:
+    assert not any(map(keep, ["Thursday", "Thursdays", "Friday", "SUNDAY"]))
+    assert all(map(keep, ["Tuesday Club", "Priya Raman", "Lakeview Bank"]))

@@ -222,12 +222,16 @@ _MEASURE = re.compile(
 
 def keep(name: str) -> bool:
     """Whether a found span can name an entity: three characters of key or more, not all
-    stopwords or digits ("I", "it", "2023" name nothing to remember facts about), not a
-    quantity ("840ms")."""
+    stopwords, digits or days of the week ("I", "it", "2023", "Thursday" name nothing to remember
+    facts about), not a quantity ("840ms")."""
     key = name_key(name)
     words = key.split()
     measured = _MEASURE.fullmatch(name.strip()) is not None
-    return len(key) >= 3 and not measured and not all(w in STOPWORDS or w.isdigit() for w in words)
+    nothing = all(w in STOPWORDS or w.isdigit() or w.rstrip("s") in _WEEKDAYS for w in words)
+    return len(key) >= 3 and not measured and not nothing
+
+
+_WEEKDAYS = frozenset("monday tuesday wednesday thursday friday saturday sunday".split())
 
 
 def merge(*found: Iterable[Name], blocked: Sequence[tuple[int, int]] = ()) -> list[Name]:
