@@ -365,7 +365,7 @@ def judge(new: Fact, old: Fact, similarity: float, *, min_similarity: float = MI
     structural = _structural(new, old)
     worded = compare(new.content, old.content)
     if worded is Difference.VALUE and says_changed(new.content) and _adds_name(new.content, old.content):
-        worded = Difference.NAME  # "Marco took over the billing team from Priya": a new holder
+        worded = Difference.NAME  # "... is led by Marco instead of Priya": a new holder
     if structural is None and worded is Difference.VALUE and _same_claim(new, old):
         worded = None  # one claim in other words: "Ken lives in Osaka" / "Ken is based in Osaka"
     difference = structural or worded
