@@ -169,12 +169,13 @@ async def test_as_of_answers_what_was_true_then_with_the_status_it_had(opened: O
             assert alice(await call(client, "search", detail=True, query=query, as_of=when)) == [
                 (berlin["id"], "confirmed", "superseded")
             ], when
+        # The correction of a confirmed fact starts confirmed (lifecycle.correction_of).
         assert alice(await call(client, "search", detail=True, query=query, as_of="2024-06-01")) == [
-            (paris["id"], "staged", None)
+            (paris["id"], "confirmed", None)
         ]
         assert alice(await call(client, "search", detail=True, query=query, as_of="2022-12-31")) == []
         assert alice(await call(client, "search", detail=True, query=query)) == [
-            (paris["id"], "staged", None)
+            (paris["id"], "confirmed", None)
         ]
 
         corrected_at = datetime.fromisoformat(paris["created_at"].replace("Z", "+00:00"))
@@ -184,7 +185,7 @@ async def test_as_of_answers_what_was_true_then_with_the_status_it_had(opened: O
         ]
         assert alice(
             await call(client, "search", detail=True, query=query, known_at=paris["created_at"])
-        ) == [(paris["id"], "staged", None)]
+        ) == [(paris["id"], "confirmed", None)]
         # Where memory, just before the correction, thought Alice would live in mid-2024.
         both = await call(
             client, "search", detail=True, query=query, as_of="2024-06-01", known_at=just_before
