@@ -21,7 +21,7 @@ from hippograph.domain.errors import SecretDetected
 from hippograph.service.memory import Memory
 from hippograph.store.embed import FastEmbedder
 from hippograph.text import secrets_scan
-from hippograph.text.secrets_scan import SecretFinding, describe, redact, scan
+from hippograph.text.secrets_scan import SecretFinding, _raw_findings, describe, redact, scan
 
 DATA = Path(__file__).parent / "data" / "secrets"
 MAX_FALSE_POSITIVE_RATE = 0.01
@@ -514,3 +514,11 @@ def test_redact_setting_stores_the_fact_masked(settings: Settings, embedder: Fas
         assert memory.search("staging database").results[0].id == stored.id
     finally:
         memory.close()
+
+
+def test_two_assignments_on_one_line_are_each_an_assignment() -> None:
+    # The word after a bare value is looked at (an instruction after a colon), not consumed.
+    text = "password: hunter2 password: s3cr3t!x"
+    assert _flagged(text) == ["hunter2", "s3cr3t!x"]
+    kinds = {(text[s:e], k) for s, e, _, k in _raw_findings(text, entropy=False)}
+    assert ("s3cr3t!x", "password assignment") in kinds

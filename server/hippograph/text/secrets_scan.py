@@ -199,7 +199,8 @@ def _assignment(kind: str, keyword: str, accept: Accept) -> _Detector:
 
 # The word after a bare value, if one follows on the line: `password: generate a new one in the
 # vault` is an instruction (a lowercase word after a colon, then more words), not a password.
-_THEN = r"(?P<then>[ \t]+[a-z]+\b)?"
+# Looked at, not consumed: the next assignment on the line (`secret: X token: Y`) is found too.
+_THEN = r"(?:(?=(?P<then>[ \t]+[a-z]+\b))|)"
 _COLON_BEFORE = re.compile(r":[ \t]*\Z")
 
 
