@@ -180,11 +180,12 @@ class Writer:
             stored = nearest_stored(self.stores, facts, vectors)
             planned = []
             for i, ((fact, given), text) in enumerate(zip(built, texts, strict=True)):
-                near = stored[i] if stored else {}
-                one, vectors[i] = self._plan(fact, given, names[i], text, vectors[i], near, batch, corrects)
+                one, vectors[i] = self._plan(
+                    fact, given, names[i], text, vectors[i], stored[i], batch, corrects
+                )
                 planned.append(one)
             commit(self.stores, planned, batch, vectors)
-            nearby = zip(planned, stored or [{}] * len(planned), strict=True)
+            nearby = zip(planned, stored, strict=True)
             join_topics(self.stores, [(p.fact, p.previous, n) for p, n in nearby if not p.corroborated])
         return [self._reply(p, corrects) for p in planned]
 
