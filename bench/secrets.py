@@ -142,12 +142,27 @@ def _corpus_table(title: str, about: list[str], corpus: str) -> str:
 
 def heldout_table() -> str:
     return _corpus_table(
-        "Held out: secrets drawn from TruffleHog's detectors (bench.secrets_trufflehog; totals only)",
+        "TruffleHog's detectors (bench.secrets_trufflehog): held out until 2026-12-02, tuned on since",
         [
             "The screen does not load TruffleHog's expressions. 963 formats of 829 detectors, three",
-            "fake secrets each per form; the false-alarm lines are the Nosey Parker corpus's.",
+            "fake secrets each per form; the false-alarm lines are the Nosey Parker corpus's. Its misses",
+            "were read on 2026-12-02 (96.4% of all caught then, 86.3% of bare prefixed tokens): the",
+            "held-out figure is secretlint's, below. Some of its lines are no secrets (a host name, an",
+            "app id, a public key, a date drawn from a detector's expression for the value beside it).",
         ],
         "trufflehog.tsv",
+    )
+
+
+def secretlint_table() -> str:
+    return _corpus_table(
+        "Held out: secrets drawn from secretlint's rules (bench.secrets_secretlint; totals only)",
+        [
+            "The screen does not load secretlint's expressions, nor was it tuned on them. 29 formats",
+            "of 24 vendors, three fake secrets each per form; the false-alarm lines are the Nosey",
+            "Parker corpus's.",
+        ],
+        "secretlint.tsv",
     )
 
 
@@ -208,7 +223,7 @@ def main() -> None:
     args = parser.parse_args()
     if args.misses:
         print("\n".join(misses("dev")))
-    text = "\n\n".join([table(), tuning_table(), noseyparker_table(), heldout_table()])
+    text = "\n\n".join([table(), tuning_table(), noseyparker_table(), heldout_table(), secretlint_table()])
     print(text)
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "secrets.md").write_text(text + "\n", encoding="utf-8")

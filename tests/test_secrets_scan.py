@@ -455,6 +455,30 @@ def test_a_password_near_a_services_key_is_found(password: str) -> None:
 @pytest.mark.parametrize(
     ("text", "secret"),
     [
+        # A vendor whose name ends in "site" has no public site key.
+        ("The Pagesite key for staging is kT9vQ2mXr7LpW4zN8bY3cF6hJ.", "kT9vQ2mXr7LpW4zN8bY3cF6hJ"),
+        # An id's prefix that carries a secret named as one: Stripe's client secrets.
+        (
+            "the checkout page got pi_3NxYz8LkdIwHu7ix0aBcDeFg_secret_Qw8rTy2UiOp4AsDf6GhJkL9Zx back",
+            "pi_3NxYz8LkdIwHu7ix0aBcDeFg_secret_Qw8rTy2UiOp4AsDf6GhJkL9Zx",
+        ),
+        # Hex after a prefix that says key: a key, not a digest.
+        ("Moving the nightly job over to acme-key-d35c790730359cca tonight.", "acme-key-d35c790730359cca"),
+        # A UUID's groups of any letters and digits, stated as the key.
+        ("guardian token: 8behgz86-dtzi-rkeu-8usb-cnhmbkel9hk1", "8behgz86-dtzi-rkeu-8usb-cnhmbkel9hk1"),
+    ],
+)
+def test_keys_a_vendor_name_or_a_prefix_announces_are_found(text: str, secret: str) -> None:
+    assert _flagged(text) == [secret]
+
+
+def test_hex_after_an_ordinary_prefix_stays_an_id() -> None:
+    assert scan("the build artefact app-4f9c2b71e08d3a56b7 was promoted") == []
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
         ("mysql -u root -pS3cr3t shop", "S3cr3t"),
         ("mysqldump -uroot --password=Rd5v#x%SPq3y --all-databases", "Rd5v#x%SPq3y"),
         # gitleaks' curl rule masks the user with the password.

@@ -94,6 +94,10 @@ NOT_A_VALUE = re.compile(
 _HEX = re.compile(r"[0-9a-f]+|[0-9A-F]+")
 ANY_HEX = re.compile(r"[0-9a-fA-F]+")
 UUID_SHAPE = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+# A UUID's groups of any letters and digits in one case (`8behgz86-dtzi-...`): no name is written so.
+_UUID_GROUPS = re.compile(
+    r"(?=.*\d)[0-9a-z]{8}(?:-[0-9a-z]{4}){3}-[0-9a-z]{12}|(?=.*\d)[0-9A-Z]{8}(?:-[0-9A-Z]{4}){3}-[0-9A-Z]{12}"
+)
 CHARACTER_RUN = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
 _SPELLED_WORD = re.compile(r"(?=.*[aeiouyAEIOUY])(?:[A-Z]?[a-z]{2,}|[A-Z]{3,})")  # `cache`, `Linux`, `PROD`
 
@@ -185,8 +189,10 @@ def secret_shaped(value: str) -> bool:
         return False
     if _structured(value):
         return False
-    if UUID_SHAPE.fullmatch(value):
-        return True  # many vendors issue keys as UUIDs; an id's UUID is named as one (`request_id=`)
+    if UUID_SHAPE.fullmatch(value) or _UUID_GROUPS.fullmatch(value):
+        # Many vendors issue keys as UUIDs, or in a UUID's groups of any letters and digits; an
+        # id's UUID is named as one (`request_id=`).
+        return True
     digits = sum(c.isdigit() for c in value)
     letters = sum(c.isalpha() for c in value)
     if digits == len(value):

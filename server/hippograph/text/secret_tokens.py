@@ -60,6 +60,8 @@ _ID_PREFIX = re.compile(
 )
 
 
+# A part inside a token that names what follows (`pi_..._secret_...`, `acct-key-...`).
+_NAMED_SECRET = re.compile(r"(?i)[_.-](?:secret|key|token)[_.-]")
 _LONG_BODY = 26  # a body this long after a prefix is a secret if random; ids are mostly shorter
 _CODED_BODY = 20  # after a prefix in capitals or with a digit (`GOCSPX-`, `sq0atp-`): ids' are words
 _SECRET_BODY = 16  # after a prefix that says key or token (``_CREDENTIAL_PART``): a key's length
@@ -82,6 +84,9 @@ def prefixed_token_findings(text: str) -> Iterator[tuple[int, int]]:
         prefix = match.group("prefix")
         coded = any(c.isdigit() for c in prefix) or (prefix.isupper() and len(prefix) >= 3)
         says_secret = any(map(_CREDENTIAL_PART.fullmatch, head))  # `tskey-`, `glpat-`: no id's prefix
+        # An id's prefix may carry its secret, which names itself: Stripe's `pi_..._secret_...`.
+        if _NAMED_SECRET.search(body):
+            says_secret, body = True, _NAMED_SECRET.split(body)[-1]
         least = _SECRET_BODY if says_secret else _CODED_BODY if coded else _LONG_BODY
         # Non-word parts after the prefix are random too (`xoxb-3555064285-...`; not `sk_live_`).
         drawn = body if len(head) < 2 else "-".join([*(p for p in head[1:] if not wordlike(p)), body])
@@ -89,15 +94,18 @@ def prefixed_token_findings(text: str) -> Iterator[tuple[int, int]]:
             continue  # UUIDs and digests in one case (`cdf29402-e828-...`): their "prefix" is hex
         if not says_secret and len(body) < _LONG_BODY and _introduced_as_data(text, match.start()):
             continue  # `photo-1506744038136-4627...`: a time and a short body, named as an id
-        if len(drawn) < least or _ID_PREFIX.fullmatch(prefix) or _ULID.fullmatch(body):
+        if len(drawn) < least or _ULID.fullmatch(body) or (_ID_PREFIX.fullmatch(prefix) and not says_secret):
             continue
         classes = sum(any(f(c) for c in body) for f in (str.isupper, str.islower, str.isdigit))
         # Digests are hex in one case; hex digits in both cases (maybe in dashed groups, but not a
         # UUID in one case: `device-<uuid>` is an id) are drawn at random.
         digits, uuid = body.replace("-", ""), UUID_SHAPE.fullmatch(body) and _HEXISH.fullmatch(body)
         random_hex = len(digits) >= 32 and ANY_HEX.fullmatch(digits) and classes >= 2 and not uuid
+        # Hex in one case after a prefix that says key or is coded (`thog-key-`, `NRBR-`): a key;
+        # after another, shorter than a digest's 32 digits, an id's or a version's.
+        hex_key = not _HEXISH.fullmatch(body) or says_secret or coded
         if random_hex or (
-            classes >= 2 and entropy(body) >= _random_entropy(body) and secret_shaped(body[:400])
+            classes >= 2 and hex_key and entropy(body) >= _random_entropy(body) and secret_shaped(body[:400])
         ):
             yield match.span()
 
@@ -109,8 +117,8 @@ def _random_entropy(body: str) -> float:
     log2(d) (±0.1): half a bit under lets nearly all through. Capped at 4 bits (26 characters of
     mixed case and digits: `NRAK-` and 27 capitals and digits is ~4.1 bits, `sk-` and 48 of all
     three ~5.2); text with a prefix is rarely that even."""
-    # Hex digits in both cases (`Bad73dd2EC42...`) are drawn from 22 characters, not 62.
-    letters = 6 if ANY_HEX.fullmatch(re.sub(r"[_.+/-]", "", body)) and not _HEXISH.fullmatch(body) else 26
+    # Hex digits are drawn from 16 characters, or 22 in both cases (`Bad73dd2EC42...`), not 62.
+    letters = 6 if ANY_HEX.fullmatch(re.sub(r"[_.+/-]", "", body)) else 26
     classes = ((str.isupper, letters), (str.islower, letters), (str.isdigit, 10))
     k = sum(size for test, size in classes if any(map(test, body)))
     distinct = k * (1 - (1 - 1 / k) ** len(body))
@@ -312,7 +320,10 @@ def _link_secret(segment: str) -> bool:
     return looks_random(segment) or secret_shaped(segment)
 
 
-_PUBLIC_KEY_NAME = re.compile(r"(?i)(?:site|public|publishable)[ _.-]?key[^\n]{0,20}$")
+# A word of its own (`site_key`, `recaptchaSiteKey`), not the end of a vendor's name (`formsite key`).
+_PUBLIC_KEY_NAME = re.compile(
+    r"(?:\b|(?<=_)|(?<=[a-z])(?=[SP]))(?i:site|public|publishable)[ _.-]?(?i:key)[^\n]{0,20}$"
+)
 
 
 def public_or_digest(text: str, start: int) -> bool:
