@@ -93,3 +93,14 @@ async def test_review_over_mcp_lists_items_with_why_and_what_to_do(client: Clien
     assert set(item) == {"kind", "fact_ids", "why", "suggested"} and item["kind"] == "weak"
     prompt = await client.get_prompt("tidy_memory", {})
     assert "review" in prompt.messages[0].content.text  # type: ignore[union-attr]
+
+
+async def test_reading_the_context_resource_logs_no_gap(client: Client) -> None:
+    # Memory's own standing question is no question of the user's to ask them about.
+    await client.call_tool("remember", {"content": "The office plants are watered on Mondays."})
+    await client.read_resource("memory://context")
+    reviewed = await client.call_tool("review", {"kinds": ["gap"]})
+    assert reviewed.structured_content == {"items": []}
+    await client.call_tool("search", {"query": "Which bank handles our payroll?"})
+    reviewed = await client.call_tool("review", {"kinds": ["gap"]})
+    assert reviewed.structured_content is not None and len(reviewed.structured_content["items"]) == 1

@@ -44,7 +44,20 @@ from hippograph.domain.review_replies import ReviewKind, ReviewOut
 from hippograph.domain.topic_replies import ConsolidateOut, TopicDetailOut, TopicsOut
 from hippograph.operations import INTERNAL, OPERATIONS, Internal, Operation, operation
 
-__all__ = ["INTERNAL", "OPERATIONS", "FactScope", "Internal", "MemoryAPI", "Operation", "operation"]
+__all__ = [
+    "CONTEXT_QUERY",
+    "INTERNAL",
+    "OPERATIONS",
+    "FactScope",
+    "Internal",
+    "MemoryAPI",
+    "Operation",
+    "operation",
+]
+
+# What the memory://context resource recalls for: memory's own standing question, never a
+# caller's, so no answer to it is a gap for review to ask the user about.
+CONTEXT_QUERY = "the user: who they are, their preferences, projects and recent decisions"
 
 
 def _names(enum: type[StrEnum]) -> Any:

@@ -18,12 +18,11 @@ from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError
 from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS
 
-from hippograph.api import MemoryAPI
+from hippograph.api import CONTEXT_QUERY, MemoryAPI
 from hippograph.domain import replies
 from hippograph.domain import validation as check
 from hippograph.domain.errors import HippographError, InvalidInput, NotFound
 
-DEFAULT_CONTEXT_QUERY = "the user: who they are, their preferences, projects and recent decisions"
 ENTITY_TEMPLATE = "memory://entity/{name}{?scope}"
 
 
@@ -38,7 +37,7 @@ def add_resources(server: MCPServer[Any], memory: MemoryAPI, default_scope: str)
         mime_type="text/markdown",
     )
     def context_resource() -> str:
-        return memory.recall(DEFAULT_CONTEXT_QUERY, scope=default_scope).narrative or "_Memory is empty._"
+        return memory.recall(CONTEXT_QUERY, scope=default_scope).narrative or "_Memory is empty._"
 
     @server.resource(
         "memory://context/{query}{?scope}",

@@ -32,7 +32,7 @@ from contextlib import contextmanager
 from functools import partial
 from typing import Any, TypeVar
 
-from hippograph.api import OPERATIONS, MemoryAPI
+from hippograph.api import CONTEXT_QUERY, OPERATIONS, MemoryAPI
 from hippograph.config import Settings
 from hippograph.domain import lifecycle as lc
 from hippograph.domain import validation as check
@@ -373,7 +373,8 @@ class Memory(MemoryAPI):
 
     def _logging_gaps(self, read: Callable[..., Answer]) -> Callable[..., Answer]:
         """``read`` (search or recall, as a caller asks it), logging a question it has no confident
-        match for (review's gaps), unless the question holds a secret: the log is on disk too."""
+        match for (review's gaps), unless the question holds a secret (the log is on disk too) or
+        is the context resource's own."""
 
         asked = next(iter(inspect.signature(read).parameters))  # query, or context
 
@@ -382,7 +383,7 @@ class Memory(MemoryAPI):
             out = read(*args, **arguments)
             question = arguments[asked] if asked in arguments else args[0]
             unsure = any(note.startswith(NO_CONFIDENT_MATCH) for note in out.notes)
-            if unsure and not secrets_scan.scan(question):
+            if unsure and question != CONTEXT_QUERY and not secrets_scan.scan(question):
                 scope = check.scope(arguments.get("scope"))
                 try:
                     self.stores.gaps.record(scope, question, iso(self.stores.clock()) or "")
