@@ -7,7 +7,7 @@ import pytest
 
 from hippograph.domain import sameness
 from hippograph.service.memory import Memory
-from hippograph.service.nearest import CHANGE_NOTE
+from hippograph.service.nearest import CHANGE_NOTE, REPEATED_NOTE
 
 OTHERS = [
     "My sister has two cats named Miso and Tofu.",
@@ -68,3 +68,13 @@ def test_another_scopes_fact_is_never_shown(memory: Memory) -> None:
     memory.remember("I live in Paris.", scope="project:elsewhere")
     reply = memory.remember("I moved to Berlin last month.", scope="project:home")
     assert reply.similar == []
+
+
+def test_the_same_words_dated_another_day_are_shown_as_a_repeat(memory: Memory) -> None:
+    first = memory.remember("Our landlord is Fraser Doig.", event_time="2026-11-20").id
+    again = memory.remember("Our landlord is Fraser Doig.", event_time="2026-11-25")
+    assert again.id != first and not again.corroborated  # two dated statements: two facts
+    [shown] = again.similar
+    assert (shown.id, shown.note, shown.conflict, shown.restates) == (first, REPEATED_NOTE, None, False)
+    same = memory.remember("Our landlord is Fraser Doig.", event_time="2026-11-25", restates=first)
+    assert same.corroborated and same.id == first

@@ -153,7 +153,10 @@ def test_judge_reads_the_fields_too() -> None:
         is Verdict.SIMILAR
     )
     later = replace(said, id="f_00000000000000a2", event_time=datetime(2024, 6, 1, tzinfo=UTC))
-    assert judge(later, said, 1.0).difference is Difference.TIME
+    assert judge(later, said, 1.0) == Judgement(Verdict.REPEATED, Difference.TIME)
+    # Other words on another day: no repeat, only another time.
+    reworded = replace(later, content="We shipped the hotfix release")
+    assert judge(reworded, said, 0.9) == Judgement(Verdict.SIMILAR, Difference.TIME)
     denied = replace(said, id="f_00000000000000a2", kind=FactKind.NEGATIVE)
     assert judge(denied, said, 1.0).verdict is Verdict.CONTRADICTS
     # One claim in other words is one statement; another value is a conflict.

@@ -252,7 +252,8 @@ class SimilarFact(BaseModel):
         default=None,
         description="'reworded or changed?': same subject, other words; the server cannot tell which. "
         "'says something changed: does it replace this?': the new statement reports a change and this "
-        "is the stored fact nearest it.",
+        "is the stored fact nearest it. 'same words, another day: stored as its own event': send "
+        "restates=<id> instead if it is one fact, not two events.",
         exclude_if=_empty,
     )
 

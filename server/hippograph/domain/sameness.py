@@ -49,6 +49,9 @@ class Verdict(StrEnum):
     # The new statement reports a change and this is the stored fact nearest it (``says_changed``):
     # shown however far apart, the caller judges whether it is what changed.
     CHANGE_REPORTED = "change reported"
+    # The same words dated another day: kept as an event of its own (two runs are two facts),
+    # shown so that the caller can say it restates the stored one instead.
+    REPEATED = "repeated"
     UNRELATED = "unrelated"  # not close enough to show
 
 
@@ -369,6 +372,8 @@ def judge(new: Fact, old: Fact, similarity: float, *, min_similarity: float = MI
     if structural is None and worded is Difference.VALUE and _same_claim(new, old):
         worded = None  # one claim in other words: "Ken lives in Osaka" / "Ken is based in Osaka"
     difference = structural or worded
+    if structural is Difference.TIME and worded is None and near:
+        return Judgement(Verdict.REPEATED, Difference.TIME)
     if difference is None:
         return Judgement(Verdict.SAME) if near else Judgement(Verdict.UNSURE)
     if difference not in _CONTENT_DIFFERENCES or not _about_the_same(new, old):

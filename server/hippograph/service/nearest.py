@@ -22,6 +22,7 @@ SHOWN = 3
 SHOWN_CHARS = 200
 UNSURE_NOTE = "reworded or changed?"
 CHANGE_NOTE = "says something changed: does it replace this?"
+REPEATED_NOTE = "same words, another day: stored as its own event"
 
 Judged = tuple[Fact, sameness.Judgement, float]
 # Verdicts that say nothing of a change: the nearest fact to a statement reporting one gets
@@ -82,7 +83,11 @@ def judge_nearest(
     return judged
 
 
-_NOTES = {sameness.Verdict.UNSURE: UNSURE_NOTE, sameness.Verdict.CHANGE_REPORTED: CHANGE_NOTE}
+_NOTES = {
+    sameness.Verdict.UNSURE: UNSURE_NOTE,
+    sameness.Verdict.CHANGE_REPORTED: CHANGE_NOTE,
+    sameness.Verdict.REPEATED: REPEATED_NOTE,
+}
 
 
 def shown(old: Fact, judgement: sameness.Judgement, similarity: float) -> SimilarFact:
