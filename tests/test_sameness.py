@@ -154,6 +154,15 @@ def test_judge_reads_the_fields_too() -> None:
     )
     later = replace(said, id="f_00000000000000a2", event_time=datetime(2024, 6, 1, tzinfo=UTC))
     assert judge(later, said, 1.0) == Judgement(Verdict.REPEATED, Difference.TIME)
+    # Another number on another day: changed since, or another event; a conflict only if the
+    # new statement says it changed.
+    rent = fact("The allotment rent is 48 pounds a year", event_time=NOW)
+    risen = replace(rent, id="f_00000000000000a2", event_time=datetime(2024, 6, 1, tzinfo=UTC))
+    assert judge(replace(risen, content="The allotment rent is 62 pounds a year"), rent, 0.9) == Judgement(
+        Verdict.DATED_CHANGE, Difference.NUMBER
+    )
+    goes_up = replace(risen, content="The allotment rent goes up to 62 pounds a year")
+    assert judge(goes_up, rent, 0.8) == Judgement(Verdict.CONFLICT, Difference.NUMBER)
     # Other words on another day: no repeat, only another time.
     reworded = replace(later, content="We shipped the hotfix release")
     assert judge(reworded, said, 0.9) == Judgement(Verdict.SIMILAR, Difference.TIME)
@@ -223,3 +232,24 @@ def test_a_name_one_text_adds_replaces_none_unless_it_says_something_changed() -
     assert judge(marco, priya, 0.8) == Judgement(Verdict.CONFLICT, Difference.NAME)
     full = fact("Priya Raman manages the billing team", id="f_00000000000000a3")
     assert judge(full, priya, 0.9).verdict is Verdict.UNSURE
+
+
+@pytest.mark.parametrize(
+    ("new", "old", "difference"),
+    [
+        (
+            "Actually Tariq's birthday is 13 June, not the 3rd.",
+            "Tariq's birthday is on 3 June.",
+            Difference.NUMBER,
+        ),
+        ("Correction: Lotte is 6, not 5 - she turned 6 in May.", "Lotte is 5 years old.", Difference.NUMBER),
+        ("The team uses Jenkins, not Buildkite.", "The team uses Buildkite.", Difference.NAME),
+        ("The team uses Jenkins, not Buildkite.", "The team uses Jenkins.", None),
+        ("Noor is vegetarian, not vegan.", "Noor is vegan.", Difference.NEGATION),
+        ("Noor does not eat fish.", "Noor eats fish.", Difference.NEGATION),
+    ],
+)
+def test_a_clause_ruling_a_value_out_sets_it_right_without_denying(
+    new: str, old: str, difference: Difference | None
+) -> None:
+    assert compare(new, old) is difference

@@ -253,7 +253,8 @@ class SimilarFact(BaseModel):
         description="'reworded or changed?': same subject, other words; the server cannot tell which. "
         "'says something changed: does it replace this?': the new statement reports a change and this "
         "is the stored fact nearest it. 'same words, another day: stored as its own event': send "
-        "restates=<id> instead if it is one fact, not two events.",
+        "restates=<id> instead if it is one fact, not two events. 'dated another day, a value differs: "
+        "changed since, or another event?': correct the old fact if it changed.",
         exclude_if=_empty,
     )
 

@@ -52,6 +52,10 @@ class Verdict(StrEnum):
     # The same words dated another day: kept as an event of its own (two runs are two facts),
     # shown so that the caller can say it restates the stored one instead.
     REPEATED = "repeated"
+    # Dated another day, a number, name or negation differs about the same thing: a value that
+    # changed since ("rent is £48", then "£62 from January"), or another event (a 5k run, then a
+    # 10k one): shown with a note, the caller judges.
+    DATED_CHANGE = "dated change"
     UNRELATED = "unrelated"  # not close enough to show
 
 
@@ -119,7 +123,10 @@ _CHANGE_WORDS = re.compile(
     r"\b(?:mov(?:ed|es|ing)|switch(?:ed|es|ing)?|chang(?:ed|es|ing)|now|nowadays|these days|no longer"
     r"|any ?more|stopp(?:ed|ing)|quit|instead|replac(?:ed|es|ing)|relocat(?:ed|es|ing)|migrat(?:ed|es|ing)"
     r"|upgrad(?:ed|es|ing)|downgrad(?:ed|es|ing)|t(?:ook|aken|akes|aking) over|dropp(?:ed|ing)"
-    r"|reschedul(?:ed|es|ing)|renam(?:ed|es|ing)|again)\b",
+    r"|reschedul(?:ed|es|ing)|renam(?:ed|es|ing)|correction|actually|turn(?:ed|s) \d+"
+    r"|(?:go(?:es|ne)?|went|going) (?:up|down)|(?:rais|increas|decreas)(?:ed|es|ing))\b"
+    # "... again", but not "never ... again": a warning, no change.
+    r"|^(?!.*\b(?:never|not|no)\b|.*n't\b).*\bagain\b",
     re.IGNORECASE,
 )
 _NUMBER_WORDS = {
@@ -244,6 +251,26 @@ def _names(x: _Words, y: _Words) -> frozenset[str]:
 
 
 def compare(a: str, b: str) -> Difference | None:
+    """The first difference in what two texts say (``_compare``), or None when they say it in
+    other words. A "..., not X" that sets a number or a name right ("13 March, not the 3rd",
+    "Olek is 5, not 4") is read without the X it rules out: the number or name differs, no
+    denial; "We use Postgres, not MySQL" restates "We use Postgres" ("vegetarian, not vegan"
+    still denies "vegan")."""
+    worded = _compare(a, b)
+    if worded is Difference.NEGATION and (_CONTRAST.search(a) or _CONTRAST.search(b)):
+        righted = _compare(_CONTRAST.sub("", a), _CONTRAST.sub("", b))
+        if righted in (None, Difference.NUMBER, Difference.NAME):
+            return righted
+    return worded
+
+
+# ", not the 3rd", ", not 4 -", ", not MySQL.": a short clause naming what a statement is not.
+_CONTRAST = re.compile(
+    r",\s*not\s+(?:the\s+|an?\s+)?[^\s,.;:!?]+(?:\s+[^\s,.;:!?]+)?(?=\s*(?:[,.;:!?]|\s[-–—]\s|$))"
+)
+
+
+def _compare(a: str, b: str) -> Difference | None:
     """The first difference in what two texts say, or None when they say it in other words.
 
     In order: negation (how many negating words each has), numbers (as multisets, number
@@ -374,6 +401,9 @@ def judge(new: Fact, old: Fact, similarity: float, *, min_similarity: float = MI
     difference = structural or worded
     if structural is Difference.TIME and worded is None and near:
         return Judgement(Verdict.REPEATED, Difference.TIME)
+    if structural is Difference.TIME and worded in _CHANGED_VALUE and _about_the_same(new, old):
+        # Unless the new statement says it changed ("rent goes up to £62"): then a conflict.
+        return Judgement(Verdict.CONFLICT if says_changed(new.content) else Verdict.DATED_CHANGE, worded)
     if difference is None:
         return Judgement(Verdict.SAME) if near else Judgement(Verdict.UNSURE)
     if difference not in _CONTENT_DIFFERENCES or not _about_the_same(new, old):

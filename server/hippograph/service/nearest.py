@@ -23,6 +23,7 @@ SHOWN_CHARS = 200
 UNSURE_NOTE = "reworded or changed?"
 CHANGE_NOTE = "says something changed: does it replace this?"
 REPEATED_NOTE = "same words, another day: stored as its own event"
+DATED_CHANGE_NOTE = "dated another day, a value differs: changed since, or another event?"
 
 Judged = tuple[Fact, sameness.Judgement, float]
 # Verdicts that say nothing of a change: the nearest fact to a statement reporting one gets
@@ -87,6 +88,7 @@ _NOTES = {
     sameness.Verdict.UNSURE: UNSURE_NOTE,
     sameness.Verdict.CHANGE_REPORTED: CHANGE_NOTE,
     sameness.Verdict.REPEATED: REPEATED_NOTE,
+    sameness.Verdict.DATED_CHANGE: DATED_CHANGE_NOTE,
 }
 
 
