@@ -204,3 +204,32 @@ def test_a_correction_is_no_longer_about_the_name_it_replaced(memory: Memory) ->
     told = memory.remember("Alice lives in Berlin", entities=["Alice"])
     moved = memory.correct("She moved to Lisbon last spring", fact_id=told.id)
     assert "Alice" in {e.name for e in moved.linked_entities}
+
+
+def test_a_correction_that_names_another_value_is_not_about_the_names_it_dropped(memory: Memory) -> None:
+    # A name the old text wrote and the correction no longer mentions, when the correction names
+    # something else: the replaced value. What the old fact was about otherwise stays: the user
+    # ("my"), the subject the old text opens with.
+    job = memory.remember("I work as a tax adviser at Fernhill Partners in Dundee.")
+    moved = memory.correct("I work as a senior tax adviser at Quayside Audit in Perth.", fact_id=job.id)
+    assert {"Fernhill Partners", "Dundee"}.isdisjoint(moved.entities)
+    assert {"the user", "Quayside Audit", "Perth"} <= set(moved.entities)
+    sister = memory.remember("My sister Ilse teaches in Utrecht.")
+    told = memory.correct("Ilse teaches in Leiden these days.", fact_id=sister.id)
+    assert "Utrecht" not in told.entities and {"the user", "Ilse", "Leiden"} <= set(told.entities)
+    lead = memory.remember("Tomasz leads the Kestrel team.")
+    led = memory.correct("He leads the Osprey team now.", fact_id=lead.id)
+    assert "Tomasz" in led.entities and "Kestrel" not in led.entities
+
+
+def test_a_correction_supersedes_the_copies_of_the_fact_it_corrects(memory: Memory) -> None:
+    first = memory.remember("Our landlord is Fraser Doig.", event_time="2026-09-01")
+    again = memory.remember("Our landlord is Fraser Doig.", event_time="2026-10-01")
+    other = memory.remember("Our landlord is Fraser Doig.", event_time="2026-10-01", scope="project:flat")
+    assert again.id != first.id  # a dated repeat is its own fact
+    fixed = memory.correct("Our landlord is Moira Doig.", fact_id=first.id)
+    assert fixed.superseded == [again.id]
+    active = {f.id for f in memory.graph.active_facts()}
+    assert {first.id, again.id}.isdisjoint(active) and {fixed.id, other.id} <= active
+    [hit, *_] = memory.search("Who is our landlord?").results
+    assert hit.id == fixed.id

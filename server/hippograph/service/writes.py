@@ -29,6 +29,7 @@ from hippograph.domain.models import (
     Source,
 )
 from hippograph.service.consolidation import join_topics
+from hippograph.service.correcting import Correcting, copies_of, kept_about
 from hippograph.service.entity_links import plan_entities
 from hippograph.service.intake import build_fact, build_item
 from hippograph.service.nearest import SHOWN, judge_nearest, nearest_stored, shown
@@ -149,7 +150,7 @@ class Writer:
         return stored
 
     def _store(
-        self, built: Sequence[tuple[Fact, tuple[str, ...]]], *, corrects: Fact | None = None
+        self, built: Sequence[tuple[Fact, tuple[str, ...]]], *, corrects: Correcting | None = None
     ) -> list[RememberOut]:
         """Store facts made by ``_build_fact`` as one batch, with the outcome of storing them in order.
 
@@ -189,12 +190,12 @@ class Writer:
             join_topics(self.stores, [(p.fact, p.previous, n) for p, n in nearby if not p.corroborated])
         return [self._reply(p, corrects) for p in planned]
 
-    def _reply(self, p: Planned, corrects: Fact | None = None) -> RememberOut:
+    def _reply(self, p: Planned, corrects: Correcting | None = None) -> RememberOut:
         """What remember answers for one planned fact (a correction does not list what it corrects)."""
         return RememberOut(
             **fact_out(p.fact, self._names(p)).model_dump(),
             corroborated=p.corroborated,
-            superseded=[old.id for old in p.superseded if corrects is None or old.id != corrects.id],
+            superseded=[old.id for old in p.superseded if corrects is None or old.id != corrects.old.id],
             contradicts=[old.id for old in p.contradicted],
             similar=p.similar,
             linked_entities=[
@@ -216,7 +217,7 @@ class Writer:
         vector: np.ndarray,
         near: Mapping[str, float],
         batch: Batch,
-        corrects: Fact | None,
+        corrects: Correcting | None,
     ) -> tuple[Planned, np.ndarray]:
         """What storing ``fact`` writes, given what the batch's earlier facts did (under the write
         lock), and its vector (embedded again if the text it is indexed under changed)."""
@@ -228,14 +229,20 @@ class Writer:
                 text, vector = wanted, self.stores.embedder.embed([wanted])[0]
         judged = judge_nearest(self.stores, fact, vector, near, batch.states, batch.written)
         if corrects is not None:
-            # A correction lists nothing and links no conflict: it supersedes the fact it names,
-            # and a fact of the scope that already says its words (the save prompt's loop:
-            # remember, see the conflict, correct) as a copy of it. One fact then holds the value,
-            # with what the corrected fact was about.
-            superseded = [self._corrected(corrects, fact)] + [
+            # A correction lists nothing and links no conflict: it supersedes the fact it names
+            # and the copies of it, and a fact of the scope that already says its words (the
+            # save prompt's loop: remember, see the conflict, correct) as a copy of itself. One
+            # fact then holds the value, with what the corrected fact was about.
+            superseded = [self._corrected(corrects.old, fact)] + [
                 lc.supersede(old, now, f"restated by its correction {fact.id}")
                 for old, j, _ in judged
-                if j.verdict is sameness.Verdict.SAME and old.id != corrects.id
+                if j.verdict is sameness.Verdict.SAME and old.id != corrects.old.id
+            ]
+            copies = self.stores.graph.get_facts([i for i in corrects.copies if i not in batch.states])
+            superseded += [
+                lc.supersede(copy, now, f"a copy of {corrects.old.id}, corrected by {fact.id}")
+                for copy in copies.values()
+                if copy.status.is_active and all(copy.id != s.id for s in superseded)
             ]
             correction = self._plan_new(fact, entity_names, found, text, vector, previous, batch, superseded)
             return correction, vector
@@ -373,17 +380,15 @@ class Writer:
             )
         old = self.stores.fact(fact_id, scope) if fact_id is not None else self._the_one(query or "", scope)
         lc.check_correctable(old, self.stores.current_version(old))
-        # The corrected fact keeps what the old one was about, except the value it got wrong: its
-        # object, or a name that filled the one slot the new text fills differently ("Mara leads
-        # the Atlas team" -> "... the Orion team": not about Atlas any more).
+        # The corrected fact keeps what the old one was about, except the value it got wrong.
         about = self.stores.graph.view(EVERYWHERE).entity_names_for([old.id]).get(old.id, [])
-        change = sameness.slot_change(old.content, content) if isinstance(content, str) else None
-        gone = set(change[0]) - set(change[1]) if change else set()
-        names = [n for n in about if n != old.object and not (gone and set(sameness.words(n)) <= gone)]
+        if isinstance(content, str):  # else build_fact says what is wrong with it
+            named = [name.text for name in self.stores.names.find(content)]
+            about = kept_about(old, content, about, named)
         inherited: dict[str, Any] = {
             "kind": old.kind.value,
             "tags": list(old.tags),
-            "entities": names,
+            "entities": about,
             "subject": old.subject,
             "predicate": old.predicate,
             "object": None if old.predicate else old.object,
@@ -412,7 +417,8 @@ class Writer:
         fact, entity_names = build_fact(
             self.stores, content, provenance=Provenance.USER_CORRECTED, **inherited
         )
-        out = self._store([(lc.correction_of(fact, old), entity_names)], corrects=old)[0]
+        correcting = Correcting(old, copies_of(self.stores, old))
+        out = self._store([(lc.correction_of(fact, old), entity_names)], corrects=correcting)[0]
         return CorrectOut(**out.model_dump(), corrected=old.id)
 
     def _the_one(self, query: str, scope: str | None) -> Fact:
