@@ -180,7 +180,8 @@ def test_pinning_outlives_an_ephemeral_expiry() -> None:
         (FactStatus.STAGED, 0.8),
         (FactStatus.DORMANT, 0.6),
         (FactStatus.SUPERSEDED, 0.3),
-        (FactStatus.RETRACTED, 0.0),
+        (FactStatus.RETRACTED, 0.1),
+        (FactStatus.PURGED, 0.0),
     ],
 )
 def test_status_weights(status: FactStatus, weight: float) -> None:

@@ -147,3 +147,25 @@ def test_an_interrupted_purge_is_finished_by_the_next_open(
     finally:
         reopened.close()
     assert files_holding(settings) == {}
+
+
+def test_a_forgotten_fact_is_found_by_a_search_that_asks_for_history(memory: Memory) -> None:
+    # Ranked by what it says, below what memory still holds: its status weighed it 0, so it came
+    # after every unrelated fact and fell out of a short list.
+    others = [
+        "Biscuit's vet is Larchfield Vets.",
+        "We walk Biscuit at 7am.",
+        "Biscuit chewed a slipper.",
+        "Biscuit is a whippet.",
+        "The allotment rent is 62 pounds.",
+        "I'm vegetarian.",
+        "Our landlord is Fraser Doig.",
+        "I live in Glasgow.",
+    ]
+    for text in others:
+        memory.remember(text)
+    dog = memory.remember("Biscuit is our dog.").id
+    memory.forget(dog, reason="the user asked")
+    assert dog not in [h.id for h in memory.search("Biscuit is our dog", limit=5).results]
+    history = memory.search("Biscuit is our dog", limit=5, include_history=True).results
+    assert {h.id: h.status for h in history}.get(dog) == "retracted"

@@ -58,7 +58,9 @@ _STATUS_WEIGHTS = {
     FactStatus.STAGED: 0.8,
     FactStatus.DORMANT: 0.6,
     FactStatus.SUPERSEDED: 0.3,
-    FactStatus.RETRACTED: 0.0,
+    # Only a search that asks for history sees a forgotten fact: ranked below what is still held,
+    # but by its relevance (at 0 it came last, behind any unrelated fact, whatever it said).
+    FactStatus.RETRACTED: 0.1,
     FactStatus.PURGED: 0.0,
 }
 _MULTI_VALUED = frozenset(
