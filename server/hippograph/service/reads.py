@@ -33,7 +33,7 @@ from hippograph.retrieval.ranking import Lookback
 from hippograph.service.shaping import measured, search_hit, why
 from hippograph.service.stores import Stores
 from hippograph.store.seam import EVERYWHERE, Filter, GraphView
-from hippograph.text.narrative import NarrativeFact, Profile, build_narrative
+from hippograph.text.narrative import NarrativeFact, Profile, build_narrative, least_budget
 from hippograph.text.query_intent import plan
 from hippograph.text.time_phrases import parse_time_bound
 
@@ -243,6 +243,14 @@ class Reader:
             if out.tokens <= budget or not narrative.text:
                 break
             room -= out.tokens - budget
+        if facts and not out.narrative and out.tokens <= budget:
+            # Say why nothing is shown, and what budget would show the best fact.
+            needs = budget - room + least_budget(context, facts[0], cost, listed)
+            short = f"no fact fits budget_tokens={budget}: the best one needs about {needs}"
+            noted = measured(
+                RecallOut(narrative="", tokens=0, warnings=warnings, notes=[*notes, short]), count
+            )
+            out = noted if noted.tokens <= budget else out
         if out.tokens > budget:  # only notes left to cut: what was degraded matters less than fitting
             out = measured(RecallOut(narrative="", tokens=0, warnings=warnings), count)
         if out.tokens > budget:

@@ -95,6 +95,12 @@ def build_narrative(
     return Narrative("\n\n".join(parts), tuple(fact.id for fact in shown))
 
 
+def least_budget(query: str, fact: NarrativeFact, cost: Cost, listed: Cost = lambda fact_id: 0) -> int:
+    """The budget ``build_narrative`` needs to show ``fact`` (alone, with no other section)."""
+    _, section = _facts([fact], 1 << 30, cost, listed)
+    return cost(f"# Memory for: {query[:120]}") + cost("") + section.used
+
+
 def _facts(
     facts: Sequence[NarrativeFact], budget: int, cost: Cost, listed: Cost
 ) -> tuple[list[NarrativeFact], _Section]:
@@ -133,7 +139,7 @@ def _fill(
     if name == "timeline":
         section = _Section("## Timeline", budget, cost)
         dated = sorted((f for f in facts if f.when), key=lambda f: f.when or "")
-        for fact in dated:
+        for fact in dated if len(dated) > 1 else ():  # one fact has no order: it is in Facts
             if not section.add(f"- {fact.when}: {fact.content}"):
                 break
         return section
