@@ -7,8 +7,9 @@ because a fact was returned (a client reports what it used with ``mark_used``).
 from __future__ import annotations
 
 import difflib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
+from typing import Any
 
 import numpy as np
 
@@ -34,7 +35,7 @@ from hippograph.service.shaping import measured, search_hit, why
 from hippograph.service.stores import Stores
 from hippograph.store.seam import EVERYWHERE, Filter, GraphView
 from hippograph.text.narrative import NarrativeFact, Profile, build_narrative, least_budget
-from hippograph.text.query_intent import plan
+from hippograph.text.query_intent import QueryPlan, plan
 from hippograph.text.time_phrases import parse_time_bound
 
 # What an as_of look at the world shows by default: what memory holds now, and what it replaced
@@ -105,6 +106,9 @@ class Reader:
         ranked, notes = self.stores.retriever.search(
             query, self._embed_one, where, count, query_plan, now=now, lookback=lookback
         )
+        if query_plan.after or query_plan.before:
+            window = _window_note(query_plan, [r.reasons for r in ranked])
+            notes = [*notes, window] if window else notes
         if not any(r.fact.scope == scopes[0] for r in ranked):  # else it plainly holds something
             empty = self.empty_scope_note(scopes[0])
             notes = [*notes, empty] if empty else notes
@@ -325,3 +329,14 @@ def _moment(value: str | None, now: datetime, name: str) -> datetime | None:
     except InvalidInput as err:
         raise InvalidInput(f"{name}: {err}") from None
     return end if start == end else end - timedelta(microseconds=1)
+
+
+def _window_note(plan: QueryPlan, reasons: Sequence[Mapping[str, Any]]) -> str | None:
+    """What a time phrase in the query did, when it reordered the results: facts dated inside the
+    period it names came first ("who is on call this week?" ranks a fact of this week over the
+    one of September that matches the words best)."""
+    if not plan.time_phrase or not any("factor" in (r.get("time") or {}) for r in reasons):
+        return None
+    first = plan.after.date().isoformat() if plan.after else "the start"
+    last = (plan.before - timedelta(days=1)).date().isoformat() if plan.before else "now"
+    return f'"{plan.time_phrase}" read as {first} to {last}: facts dated in it ranked first'
