@@ -34,6 +34,15 @@ def test_a_reworded_restatement_is_a_duplicate_and_one_changed_slot_a_conflict(m
     assert why[green, orange] == 'one value differs: "green", then "orange"'
 
 
+def test_the_same_words_on_two_days_are_a_duplicate_to_decide(memory: Memory) -> None:
+    first = memory.remember("Our landlord is Fraser Doig.", event_time="2026-09-01").id
+    again = memory.remember("Our landlord is Fraser Doig.", event_time="2026-10-01").id
+    memory.consolidate()
+    [item] = memory.review(kinds=["duplicate"]).items
+    assert item.fact_ids == [first, again]
+    assert item.why == "the same words dated on two days: one fact, or two events? (similarity 1.00)"
+
+
 def test_a_denial_is_a_conflict_and_a_forgotten_fact_leaves_the_queue(memory: Memory) -> None:
     eats = memory.remember("Sven eats meat.").id
     denies = memory.remember("Sven does not eat meat.").id

@@ -38,6 +38,15 @@ _WEAK_SCANNED = 2000  # oldest staged facts looked at for weakness
 _MAX_LIMIT = 100
 
 
+# What a near pair of active facts may be, by the sameness rule's verdict: the same statement in
+# other words; other words it cannot read (a synonym or a new value); the same words on two days.
+_DUPLICATE_WHY = {
+    sameness.Verdict.SAME: "the same in other words",
+    sameness.Verdict.UNSURE: "maybe the same in other words, maybe a changed value",
+    sameness.Verdict.REPEATED: "the same words dated on two days: one fact, or two events?",
+}
+
+
 class Reviewer:
     """review over the shared stores."""
 
@@ -101,12 +110,12 @@ class Reviewer:
                     continue  # another holder of the slot ("Carmen is on call" / "Dmitri ..."): both may hold
                 was, now = (" ".join(words) for words in slot)
                 conflicts.append(_conflict(old, new, f'one value differs: "{was}", then "{now}"'))
-            elif judged.verdict in (sameness.Verdict.SAME, sameness.Verdict.UNSURE):
+            elif judged.verdict in _DUPLICATE_WHY:
                 duplicates.append(
                     ReviewItem(
                         kind=ReviewKind.DUPLICATE,
                         fact_ids=[old.id, new.id],
-                        why=f"likely the same in other words (similarity {similarity:.2f})",
+                        why=f"{_DUPLICATE_WHY[judged.verdict]} (similarity {similarity:.2f})",
                         suggested=f"if so, forget {new.id} (reason: restates {old.id}); else leave both",
                     )
                 )
