@@ -63,7 +63,7 @@ def test_score_is_fused_times_status_weight_times_root_relevance() -> None:
         policy=POLICY,
     )
     assert value == pytest.approx(0.02 * 0.8 * math.sqrt(1.0))
-    assert detail == {"fused": 0.02, "relevance": 1.0, "status_weight": 0.8}
+    assert detail == {"fused": 0.02, "weight": 1.0, "status_weight": 0.8}
 
 
 def test_a_time_phrase_weighs_facts_outside_its_period_by_their_distance() -> None:
@@ -141,7 +141,7 @@ def test_rank_orders_by_score_then_id_and_keeps_the_limit() -> None:
         candidates, facts, limit=2, now=NOW, plan=NO_TIME, lifecycle=LIFECYCLE, policy=POLICY
     )
     assert [r.fact.id for r in ranked] == ["a", "c"]
-    assert ranked[0].reasons == {"fused": 0.02, "relevance": 1.0, "status_weight": 1.0}
+    assert ranked[0].reasons == {"fused": 0.02, "weight": 1.0, "status_weight": 1.0}
 
 
 def test_a_lookback_keeps_what_was_held_then_with_the_status_it_had() -> None:
@@ -156,7 +156,7 @@ def test_a_lookback_keeps_what_was_held_then_with_the_status_it_had() -> None:
     assert [(r.fact.id, r.status) for r in then] == [("old", FactStatus.CONFIRMED)]
     assert then[0].reasons == {
         "fused": 0.01,
-        "relevance": 1.0,
+        "weight": 1.0,
         "status_weight": 1.0,
         "status_now": "superseded",
     }

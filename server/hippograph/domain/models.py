@@ -315,7 +315,8 @@ class SearchHit(BaseModel):
     session_id: str | None = Field(default=None, exclude_if=_none)
     reasons: dict[str, Any] = Field(
         default_factory=dict,
-        description="Per channel (vector, fts, entity, graph): rank, score, path.",
+        description="Per channel (vector, fts, entity, graph): rank, score, path; weight (confidence x "
+        "source x decay, not the cosine relevance) and status_weight.",
         exclude_if=_empty,
     )
 

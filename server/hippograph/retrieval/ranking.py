@@ -110,7 +110,9 @@ def score(
     rel = lc.relevance(fact, now, lifecycle)
     status_w = lc.status_weight(status or fact.status, lifecycle)
     value = candidate.fused * status_w * math.sqrt(max(rel.value, 0.0))
-    detail: dict[str, Any] = {"fused": round(candidate.fused, 6), "relevance": round(rel.value, 4)}
+    # "weight", not "relevance": a hit's relevance is the cosine; this is the lifecycle's confidence x
+    # source x decay.
+    detail: dict[str, Any] = {"fused": round(candidate.fused, 6), "weight": round(rel.value, 4)}
     detail["status_weight"] = status_w
     if _names_a_period(plan):
         factor = time_factor(bitemporal.fact_time(fact), plan)
