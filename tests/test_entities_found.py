@@ -69,3 +69,9 @@ def test_a_query_by_first_name_reaches_facts_stored_with_the_full_name(memory: M
     hits = memory.search("What does Priya prefer to drink?", limit=5, detail=True).results
     found = next(h for h in hits if h.id == tea.id)
     assert found.reasons["entity"]["via"] == "Priya Raman"
+
+
+def test_a_quoted_title_is_named_without_its_quotes(memory: Memory) -> None:
+    out = memory.remember("I'm reading 'The Night Circus' by Erin Morgenstern.")
+    names = [e.name for e in out.linked_entities]
+    assert "Erin Morgenstern" in names and not [n for n in names if "'" in n]

@@ -109,3 +109,20 @@ def test_a_name_found_again_is_kept_once_and_its_words_are_no_names_of_their_own
 def test_a_day_of_the_week_names_nothing() -> None:
     assert not any(map(keep, ["Thursday", "Thursdays", "Friday", "SUNDAY"]))
     assert all(map(keep, ["Tuesday Club", "Priya Raman", "Lakeview Bank"]))
+
+
+def test_a_month_that_is_no_first_name_names_nothing() -> None:
+    assert not any(map(keep, ["October", "March", "DECEMBER"]))
+    assert all(map(keep, ["June", "April", "October Films"]))  # people are named June and April
+
+
+def test_a_run_of_capitals_stops_where_its_sentence_ends() -> None:
+    text = "We moved to Gdańsk. Mum stayed in Leeds with Prof. Adaeze Obi at St. Brigid's Primary."
+    assert _texts(capitalised_runs(text)) == ["Adaeze Obi", "St. Brigid's Primary"]  # no "Gdańsk. Mum"
+    assert _texts(capitalised_runs("Lunch in Gdańsk. Mum Kowalska paid.")) == ["Mum Kowalska"]
+
+
+def test_a_possessive_before_a_noun_is_no_part_of_the_name() -> None:
+    assert _texts(capitalised_runs("Actually Ewan Holt's birthday is in spring.")) == ["Actually Ewan Holt"]
+    assert _texts(capitalised_words("Then Ewan's birthday came.")) == ["Ewan"]
+    assert _texts(capitalised_runs("The hospital is St. Mary's.")) == ["St. Mary's"]

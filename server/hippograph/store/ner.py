@@ -239,14 +239,18 @@ def _trimmed(name: Name) -> Name | None:
     """A recognised span without what is no part of a name: an article or a title before it ("a
     Raspberry Pi", "the Marais", "Uncle Rafi" is Rafi: the title types him); None for a span
     with a lowercase word inside that names hold none of ("Slack to Zulip" is two names)."""
-    words = name.text.split()
+    words = name.text.strip(_QUOTES).split()  # "'The Overstory'" is The Overstory
     while len(words) > 1 and (words[0].casefold() in _ARTICLES or HONORIFIC.fullmatch(words[0])):
         words.pop(0)
     if any(w[:1].islower() and w not in _PARTICLES for w in words[1:-1]):
         return None
     text = " ".join(words)
-    start = name.end - len(text)
-    return replace(name, text=text, start=start) if name.text.endswith(text) else None
+    unquoted = name.text.rstrip(_QUOTES)
+    end = name.end - (len(name.text) - len(unquoted))
+    return replace(name, text=text, start=end - len(text), end=end) if unquoted.endswith(text) else None
+
+
+_QUOTES = "'\"‘’“”"
 
 
 def _whole(

@@ -108,11 +108,11 @@ def speaker(text: str) -> Name | None:
 
 
 def capitalised_runs(text: str) -> list[Name]:
-    """Runs of two capitalised words or more ("Priya Raman", "Project Apollo"), edge stopwords off."""
+    """Runs of two capitalised words or more ("Priya Raman", "Project Apollo"), edge stopwords off,
+    cut where a sentence ends ("... in Gdańsk. Mum stayed": two names, not "Gdańsk. Mum")."""
     found: list[Name] = []
-    for match in _CAPITALISED_RUN.finditer(text):
-        words = match.group().split(" ")
-        start, end = match.start(), match.end()
+    for start, end in _within_sentences(_CAPITALISED_RUN.finditer(text)):
+        words = text[start:end].split(" ")
         # A sentence's first word is capitalised whatever it is ("Ask Priya", "Harriet Nkemelu
         # is"): the name typer judges it (``opening_word``), unless a stopword or a title follows
         # ("Ask Mr. Haddad") or the word ends its own sentence ("Thanks. Priya Raman"; not "St.").
@@ -126,8 +126,37 @@ def capitalised_runs(text: str) -> list[Name]:
         while words and (_is_stopword(words[-1]) or _ACRONYM_PLURAL.fullmatch(words[-1])):
             end -= len(words.pop()) + 1  # "Airflow DAGs" is Airflow
         if len(words) >= 2:
-            found.append(Name(" ".join(words).rstrip(".'’"), UNKNOWN_TYPE, "capitalised", start, end))
+            run, end = _unpossessed(text, " ".join(words).rstrip(".'’"), end)
+            found.append(Name(run, UNKNOWN_TYPE, "capitalised", start, end))
     return found
+
+
+def _within_sentences(runs: Iterable[re.Match[str]]) -> Iterator[tuple[int, int]]:
+    """The spans of ``runs``, each cut after a word that ends a sentence: a full stop after four
+    letters or more, not a title's ("Prof.") nor an abbreviation's ("St.", "Co.", "J.")."""
+    for match in runs:
+        start = match.start()
+        for word in _WORD_IN_RUN.finditer(match.group()):
+            last = word.group()
+            if last.endswith(".") and len(last.rstrip(".")) > 3 and not HONORIFIC.fullmatch(last):
+                yield start, match.start() + word.end()
+                start = match.start() + word.end() + 1
+        if start < match.end():
+            yield start, match.end()
+
+
+_WORD_IN_RUN = re.compile(r"\S+(?= |$)")
+
+
+def _unpossessed(text: str, name: str, end: int) -> tuple[str, int]:
+    """``name`` and its end without the possessive a noun follows ("Duncan's birthday" is about
+    Duncan; "the hospital is St. Mary's." keeps its name)."""
+    if name[-2:] in ("'s", "’s") and _NOUN_NEXT.match(text, end):
+        return name[:-2], end - 2
+    return name, end
+
+
+_NOUN_NEXT = re.compile(r" +[a-z]")
 
 
 def capitalised_words(text: str) -> list[Name]:
@@ -155,7 +184,8 @@ def _single(text: str) -> Iterator[tuple[str, int, int, bool]]:
     """Each single capitalised word that may be a name (no stopword, not capitals only, three
     letters or more): the word, its span, and whether it opens its sentence."""
     for match in _CAPITALISED_WORD.finditer(text):
-        word = match.group().rstrip(".'’")
+        word, _ = _unpossessed(text, match.group(), match.end())
+        word = word.rstrip(".'’")
         if not (_is_stopword(word) or word.isupper() or len(word) < 3 or _TITLE_OR_PLURAL.fullmatch(word)):
             yield word, match.start(), match.start() + len(word), _opens_sentence(text, match.start())
 
@@ -227,11 +257,13 @@ def keep(name: str) -> bool:
     key = name_key(name)
     words = key.split()
     measured = _MEASURE.fullmatch(name.strip()) is not None
-    nothing = all(w in STOPWORDS or w.isdigit() or w.rstrip("s") in _WEEKDAYS for w in words)
+    nothing = all(w in STOPWORDS or w.isdigit() or w.rstrip("s") in _WEEKDAYS or w in _MONTHS for w in words)
     return len(key) >= 3 and not measured and not nothing
 
 
 _WEEKDAYS = frozenset("monday tuesday wednesday thursday friday saturday sunday".split())
+# Months that are no one's first name too (not April, May, June, August).
+_MONTHS = frozenset("january february march july september october november december".split())
 
 
 def merge(*found: Iterable[Name], blocked: Sequence[tuple[int, int]] = ()) -> list[Name]:
