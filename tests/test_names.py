@@ -81,6 +81,8 @@ def test_code_identifiers() -> None:
         ("That's great, Mel! Keep going.", "Mel", True),
         ("I met Maya, and we talked.", "Maya", False),
         ("Maya moved to Rome.", "Maya", False),
+        ("We have two kids: Tove, who is 7, and Arvid.", "Tove", False),  # a relative clause
+        ("Tove, who runs the bakery, retired.", "Tove", False),
     ],
 )
 def test_a_name_spoken_to_is_addressed(text: str, name: str, spoken_to: bool) -> None:

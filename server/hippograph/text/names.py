@@ -203,6 +203,8 @@ def addressed(text: str, start: int, end: int) -> bool:
     about them."""
     if apposed_type(text[end : end + 60]) is not None:
         return False  # "Marlowe, our CI tool, runs ...": said of it, not to it
+    if _RELATIVE_CLAUSE.match(text, end):
+        return False  # "two kids: Maja, who is 7, and Olek": said of her
     after = text[end:].lstrip()
     closes = not after or after[0] in ",!?.;:"
     lead_in = text[:start]
@@ -214,6 +216,9 @@ def addressed(text: str, start: int, end: int) -> bool:
     if closes and all(w in _INTERJECTIONS for w in lead):
         return True
     return sentence.rstrip().endswith(",") and (not after or after[0] in "!?.")
+
+
+_RELATIVE_CLAUSE = re.compile(r",\s*(?:who|whose|whom|which)\b", re.IGNORECASE)
 
 
 def opening_word(text: str, name: Name) -> str | None:
