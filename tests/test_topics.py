@@ -345,3 +345,13 @@ def test_a_fact_forgotten_while_consolidate_runs_stays_out_of_its_topics(
     assert victim not in _topic_of(memory)
     for topic in memory.topics().topics:
         assert topic.size == len(memory.topic(topic.id).fact_ids) and victim not in topic.fact_ids
+
+
+def test_stats_say_when_every_scope_was_last_consolidated(memory: Memory) -> None:
+    memory.remember("Kofi flies to Accra every spring.")
+    assert memory.stats()["last_consolidation"] is None
+    memory.consolidate(dry_run=True)
+    memory.consolidate(scope="global")
+    assert memory.stats()["last_consolidation"] is None  # a dry run or one scope: not every scope
+    memory.consolidate()
+    assert memory.stats()["last_consolidation"].startswith(str(datetime.now(UTC).year))

@@ -54,6 +54,7 @@ _CHUNK = 500  # facts read at once
 # Topics are found again once the facts written since the last run are a tenth of those it
 # found topics for, and at least a topic's worth.
 _BUILT = "facts_at_consolidate"
+LAST_CONSOLIDATION = "last_consolidation"  # when the last run of every scope ended (memory://stats)
 _LABEL_JOIN = ", "
 log = logging.getLogger(__name__)
 _PAIRED = 2  # a fact's nearest facts whose pairs review may list
@@ -87,6 +88,7 @@ class Consolidator:
         release_free_memory()  # the graph's arrays (~100 MB at 100k facts) go back to the system
         if not dry_run and scope is None:
             self.stores.topics.set_meta(_BUILT, str(written))
+            self.stores.topics.set_meta(LAST_CONSOLIDATION, iso(self.stores.clock()) or "")
         return ConsolidateOut(dry_run=dry_run, scopes=done, seconds=round(time.monotonic() - started, 3))
 
     def due(self) -> bool:

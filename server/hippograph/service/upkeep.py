@@ -10,6 +10,7 @@ from typing import Any
 
 from hippograph.domain import lifecycle as lc
 from hippograph.domain.models import EdgeType, Fact, FactKind, FactStatus, MaintenanceChange, MaintenanceOut
+from hippograph.service.consolidation import LAST_CONSOLIDATION
 from hippograph.service.shaping import entity_row, entity_text, index_text, iso
 from hippograph.service.stores import Stores
 from hippograph.store.seam import COMPACT_BYTES, COMPACT_FACTS, EVERYWHERE, fact_row
@@ -241,6 +242,7 @@ class Upkeep:
             ),
             "schema_version": self.stores.graph.schema_version(),
             "last_maintenance": self.stores.graph.get_meta(LAST_MAINTENANCE),
+            "last_consolidation": self.stores.topics.get_meta(LAST_CONSOLIDATION),
         }
 
     # ------------------------------------------------------------ shaping
