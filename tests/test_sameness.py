@@ -163,9 +163,21 @@ def test_judge_reads_the_fields_too() -> None:
     )
     goes_up = replace(risen, content="The allotment rent goes up to 62 pounds a year")
     assert judge(goes_up, rent, 0.8) == Judgement(Verdict.CONFLICT, Difference.NUMBER)
-    # Other words on another day: no repeat, only another time.
+    # Other content words about the same subject on another day: reworded or changed.
+    terrier = fact("Our dog is a scruffy border terrier called Pickle", event_time=NOW)
+    later_terrier = replace(
+        terrier,
+        id="f_00000000000000a2",
+        content="Pickle is our border terrier",
+        event_time=datetime(2024, 6, 1, tzinfo=UTC),
+    )
+    assert judge(later_terrier, terrier, 0.87) == Judgement(Verdict.UNSURE, Difference.VALUE)
+    # ... which it cannot tell from another event in other words: the caller judges.
     reworded = replace(later, content="We shipped the hotfix release")
-    assert judge(reworded, said, 0.9) == Judgement(Verdict.SIMILAR, Difference.TIME)
+    assert judge(reworded, said, 0.9) == Judgement(Verdict.UNSURE, Difference.VALUE)
+    # Another time and other words about something else: only another time.
+    other = replace(later, content="The release notes went out by email")
+    assert judge(other, said, 0.8) == Judgement(Verdict.SIMILAR, Difference.TIME)
     denied = replace(said, id="f_00000000000000a2", kind=FactKind.NEGATIVE)
     assert judge(denied, said, 1.0).verdict is Verdict.CONTRADICTS
     # One claim in other words is one statement; another value is a conflict.

@@ -404,6 +404,8 @@ def judge(new: Fact, old: Fact, similarity: float, *, min_similarity: float = MI
     if structural is Difference.TIME and worded in _CHANGED_VALUE and _about_the_same(new, old):
         # Unless the new statement says it changed ("rent goes up to £62"): then a conflict.
         return Judgement(Verdict.CONFLICT if says_changed(new.content) else Verdict.DATED_CHANGE, worded)
+    if structural is Difference.TIME and worded is Difference.VALUE and _about_the_same(new, old):
+        return Judgement(Verdict.UNSURE, worded)  # other words on another day: reworded or changed
     if difference is None:
         return Judgement(Verdict.SAME) if near else Judgement(Verdict.UNSURE)
     if difference not in _CONTENT_DIFFERENCES or not _about_the_same(new, old):
