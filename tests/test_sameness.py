@@ -265,3 +265,10 @@ def test_a_clause_ruling_a_value_out_sets_it_right_without_denying(
     new: str, old: str, difference: Difference | None
 ) -> None:
     assert compare(new, old) is difference
+
+
+def test_a_day_against_a_surname_is_no_changed_name() -> None:
+    assert compare(
+        "Ilse Brandt is a neighbour and runs the choir.", "The choir meets on Thursdays at Ilse's flat."
+    ) is (Difference.VALUE)
+    assert compare("The choir meets on Fridays.", "The choir meets on Thursdays.") is Difference.NAME

@@ -290,7 +290,11 @@ def _compare(a: str, b: str) -> Difference | None:
     if mine or yours:
         # A name one text adds ("Rashida" / "Rashida Okonkwo") replaces none, as with numbers
         # (``judge``: unless the text that adds it says something changed).
-        return Difference.NAME if mine & names and yours & names else Difference.VALUE
+        # A day or a month changes for a day or a month, a name for a name ("Thursday" in one
+        # text and "Raman" in the other is no changed name).
+        days, named = names & _TIME_NAMES, names - _TIME_NAMES
+        changed = any(mine & kind and yours & kind for kind in (days, named))
+        return Difference.NAME if changed else Difference.VALUE
     if ours != theirs:
         return Difference.VALUE
     # Who does what to whom: the names (not days or months) in the same order, but a list of
