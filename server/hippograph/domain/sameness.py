@@ -403,13 +403,8 @@ def judge(new: Fact, old: Fact, similarity: float, *, min_similarity: float = MI
     if structural is None and worded is Difference.VALUE and _same_claim(new, old):
         worded = None  # one claim in other words: "Ken lives in Osaka" / "Ken is based in Osaka"
     difference = structural or worded
-    if structural is Difference.TIME and worded is None and near:
-        return Judgement(Verdict.REPEATED, Difference.TIME)
-    if structural is Difference.TIME and worded in _CHANGED_VALUE and _about_the_same(new, old):
-        # Unless the new statement says it changed ("rent goes up to £62"): then a conflict.
-        return Judgement(Verdict.CONFLICT if says_changed(new.content) else Verdict.DATED_CHANGE, worded)
-    if structural is Difference.TIME and worded is Difference.VALUE and _about_the_same(new, old):
-        return Judgement(Verdict.UNSURE, worded)  # other words on another day: reworded or changed
+    if structural is Difference.TIME and (dated := _dated(new, old, worded, near)) is not None:
+        return dated
     if difference is None:
         return Judgement(Verdict.SAME) if near else Judgement(Verdict.UNSURE)
     if difference not in _CONTENT_DIFFERENCES or not _about_the_same(new, old):
@@ -419,6 +414,20 @@ def judge(new: Fact, old: Fact, similarity: float, *, min_similarity: float = MI
     if difference in _CHANGED_VALUE:
         return Judgement(Verdict.CONFLICT, difference)
     return Judgement(Verdict.UNSURE, difference)
+
+
+def _dated(new: Fact, old: Fact, worded: Difference | None, near: bool) -> Judgement | None:
+    """What two statements dated on different days are by their words, if they say anything: the
+    same words (near), a repeat; a changed number, name or negation about the same thing, a dated
+    change, or a conflict when the new one says it changed ("rent goes up to £62"); other content
+    words about the same thing, reworded or changed. None: only another time."""
+    if worded is None:
+        return Judgement(Verdict.REPEATED, Difference.TIME) if near else None
+    if not _about_the_same(new, old):
+        return None
+    if worded in _CHANGED_VALUE:
+        return Judgement(Verdict.CONFLICT if says_changed(new.content) else Verdict.DATED_CHANGE, worded)
+    return Judgement(Verdict.UNSURE, worded) if worded is Difference.VALUE else None
 
 
 def one_slot_apart(a: str, b: str) -> bool:

@@ -106,9 +106,8 @@ class Reader:
         ranked, notes = self.stores.retriever.search(
             query, self._embed_one, where, count, query_plan, now=now, lookback=lookback
         )
-        if query_plan.after or query_plan.before:
-            window = _window_note(query_plan, [r.reasons for r in ranked])
-            notes = [*notes, window] if window else notes
+        window = _window_note(query_plan, [r.reasons for r in ranked])
+        notes = [*notes, window] if window else notes
         if not any(r.fact.scope == scopes[0] for r in ranked):  # else it plainly holds something
             empty = self.empty_scope_note(scopes[0])
             notes = [*notes, empty] if empty else notes

@@ -74,7 +74,7 @@ def build_narrative(
 ) -> Narrative:
     """The narrative within ``budget_tokens`` by ``cost``; ``listed`` prices what showing a fact
     costs beyond its line (its id in the reply's list of the facts shown)."""
-    header = f"# Memory for: {query[:120]}"
+    header = _header(query)
     gap = cost("")  # the blank line between sections
     left = budget_tokens - cost(header) - gap
     shown, section = _facts(facts, left, cost, listed)
@@ -98,7 +98,11 @@ def build_narrative(
 def least_budget(query: str, fact: NarrativeFact, cost: Cost, listed: Cost = lambda fact_id: 0) -> int:
     """The budget ``build_narrative`` needs to show ``fact`` (alone, with no other section)."""
     _, section = _facts([fact], 1 << 30, cost, listed)
-    return cost(f"# Memory for: {query[:120]}") + cost("") + section.used
+    return cost(_header(query)) + cost("") + section.used
+
+
+def _header(query: str) -> str:
+    return f"# Memory for: {query[:120]}"
 
 
 def _facts(
