@@ -7,8 +7,10 @@ and ``bench/data/duplicate_pairs_test.jsonl`` (test: written after the sameness 
 never used to choose anything) goes into its own scope through ``remember`` (``a``, then ``b``),
 as a client would send them; ``consolidate`` then finds that scope's near pairs and ``review``
 lists what it proposes. A restatement (label ``same``) is handled when remember merged it
-(corroborated) or review lists the two as a duplicate; a changed value (label ``conflict``)
-must not be listed as a duplicate, and should be listed as a conflict.
+(corroborated) or review lists the two as a duplicate or a pair to compare, and must not be
+called a conflict; a changed value (label ``conflict``) must not be listed as a duplicate, and
+should be listed as a conflict or a pair to compare; different facts (label ``different``) must
+be called neither.
 """
 
 from __future__ import annotations
@@ -40,7 +42,7 @@ def outcome(memory: Memory, a: str, b: str, scope: str) -> str:
     assert all(
         first.id in item.fact_ids for item in memory.review(scope=scope).items if second.id in item.fact_ids
     )
-    return "duplicate" if "duplicate" in kinds else "conflict" if "conflict" in kinds else "not listed"
+    return next((kind for kind in ("duplicate", "conflict", "compare") if kind in kinds), "not listed")
 
 
 def run(memory: Memory, path: Path, tag: str) -> dict[str, Counter[str]]:
@@ -66,20 +68,21 @@ def main() -> None:
     lines = [
         f"# review on labelled pairs ({date.today().isoformat()})",
         "",
-        "| set | restatements merged or listed as duplicates (target >= 70%) | of them listed (not merged) "
-        "| changed values listed as duplicates (target <= 10%) | changed values listed as conflicts | "
-        "different facts listed as duplicates / as conflicts |",
+        "| set | restatements merged or listed as duplicates or to compare (target >= 70%) | "
+        "restatements called conflicts | changed values listed as duplicates (target <= 10%) | "
+        "changed values listed as conflicts / to compare | different facts listed as duplicates / "
+        "as conflicts / to compare |",
         "|---|---|---|---|---|---|",
     ]
     with temporary_memory(args.models_dir) as memory:
         for tag, path in SETS.items():
             counts = run(memory, path, tag[:3])
             same, conflict, different = (counts.get(k, Counter()) for k in ("same", "conflict", "different"))
-            unmerged = Counter({k: v for k, v in same.items() if k != "merged"})
             lines.append(
-                f"| {tag} | {share(same, 'merged', 'duplicate')} | {share(unmerged, 'duplicate')} | "
-                f"{share(conflict, 'duplicate', 'merged')} | {share(conflict, 'conflict')} | "
-                f"{share(different, 'duplicate', 'merged')} / {share(different, 'conflict')} |"
+                f"| {tag} | {share(same, 'merged', 'duplicate', 'compare')} | {share(same, 'conflict')} | "
+                f"{share(conflict, 'duplicate', 'merged')} | {share(conflict, 'conflict')} / "
+                f"{share(conflict, 'compare')} | {share(different, 'duplicate', 'merged')} / "
+                f"{share(different, 'conflict')} / {share(different, 'compare')} |"
             )
             print(tag, {k: dict(v) for k, v in counts.items()}, flush=True)
     text = "\n".join(lines) + "\n"

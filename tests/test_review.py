@@ -21,17 +21,31 @@ def _kinds(memory: Memory, **arguments: Any) -> dict[str, list[list[str]]]:
     return found
 
 
-def test_a_reworded_restatement_is_a_duplicate_and_one_changed_slot_a_conflict(memory: Memory) -> None:
+def test_other_words_and_one_changed_slot_are_pairs_to_compare_not_duplicates_or_conflicts(
+    memory: Memory,
+) -> None:
     studies = memory.remember("Mira studies Portuguese in the evenings.").id
     learning = memory.remember("In the evenings Mira is learning Portuguese.").id
     green = memory.remember("Arjun's bike is green.").id
     orange = memory.remember("Arjun's bike is orange.").id
+    called = memory.remember("Tilde's cat is called Moss.").id
+    named = memory.remember("Tilde's cat is named Moss.").id
     memory.consolidate()  # near pairs are what consolidation saw
     found = _kinds(memory)
-    assert found["duplicate"] == [[studies, learning]]
-    assert [green, orange] in found["conflict"]
+    assert sorted(found["compare"]) == sorted([[studies, learning], [green, orange], [called, named]])
+    assert "duplicate" not in found and "conflict" not in found
     why = {tuple(i.fact_ids): i.why for i in memory.review().items}
-    assert why[green, orange] == 'one value differs: "green", then "orange"'
+    assert why[green, orange] == 'one slot differs, "green" then "orange": reworded, or a changed value?'
+    assert why[studies, learning].startswith("other words about the same: reworded, or a changed value?")
+
+
+def test_a_changed_number_is_a_conflict_and_another_holder_no_pair(memory: Memory) -> None:
+    rent = memory.remember("The rent for the studio is 900 euros a month.").id
+    raised = memory.remember("The rent for the studio is 950 euros a month.").id
+    memory.remember("Ken lives in Osaka with his partner.")
+    memory.remember("Yuki lives in Osaka with his partner.")
+    memory.consolidate()
+    assert _kinds(memory) == {"conflict": [[rent, raised]]}
 
 
 def test_the_same_words_on_two_days_are_a_duplicate_to_decide(memory: Memory) -> None:
@@ -113,3 +127,13 @@ async def test_reading_the_context_resource_logs_no_gap(client: Client) -> None:
     await client.call_tool("search", {"query": "Which bank handles our payroll?"})
     reviewed = await client.call_tool("review", {"kinds": ["gap"]})
     assert reviewed.structured_content is not None and len(reviewed.structured_content["items"]) == 1
+
+
+def test_of_a_pair_that_may_say_the_same_the_users_correction_is_the_one_kept(memory: Memory) -> None:
+    plain = memory.remember("In the evenings Mira is learning Portuguese.").id
+    french = memory.remember("Mira studies French.").id
+    fixed = memory.correct("Mira studies Portuguese in the evenings.", fact_id=french).id
+    memory.consolidate()
+    [item] = memory.review(kinds=["compare"]).items
+    assert item.fact_ids == [plain, fixed]
+    assert f"reworded, forget {plain} (reason: restates {fixed}); changed, forget {plain}" in item.suggested

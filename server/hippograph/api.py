@@ -383,9 +383,10 @@ class MemoryAPI:
         ] = None,
         limit: Annotated[int, Field(description="Most items (1-100).")] = 20,
     ) -> ReviewOut:
-        """What memory asks you to look at with the user: conflicts, likely duplicates, weak
-        facts (unsure, or soon dormant) and gaps (questions it could not answer). Changes
-        nothing; act with correct, forget, confirm or remember. Example: review(kinds=["conflict"])
+        """What memory asks you to look at with the user: conflicts, pairs to compare (reworded
+        or changed?), duplicates, weak facts (unsure, or soon dormant) and gaps (questions it
+        could not answer). Changes nothing; act with correct, forget, confirm or remember.
+        Example: review(kinds=["conflict"])
         """
 
     @operation(tool=False)

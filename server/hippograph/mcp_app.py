@@ -99,10 +99,11 @@ Then list what you saved or corrected, in one line each."""
 TIDY_PROMPT = """\
 Tidy memory with the user. Call review{scoped}. For each item, show the facts (explain or search \
 for their content) and ask the user before changing anything: a conflict, correct the fact that no \
-longer holds (or forget it); a duplicate, forget the newer one with reason "restates <older id>" if \
-they do say the same; a weak fact, confirm it if it holds, forget it if not; a gap, ask the \
-question and remember the answer. Skip what the user does not want to decide. Then list what \
-changed, one line each."""
+longer holds (or forget it); a pair to compare, ask whether the newer rewords the older (forget \
+the newer with reason "restates <older id>") or changes it (forget the older); a duplicate, forget \
+the newer one with reason "restates <older id>" if they do say the same; a weak fact, confirm it \
+if it holds, forget it if not; a gap, ask the question and remember the answer. Skip what the user \
+does not want to decide. Then list what changed, one line each."""
 
 SUMMARY_PROMPT = """\
 Summarize what memory holds about {name} in two to four sentences: who or what it is, what is \
@@ -437,7 +438,7 @@ def _add_prompts(server: MemoryServer, memory: MemoryAPI, scope: str) -> None:
 
     @_prompt(server, "tidy_memory", "Tidy memory")
     def tidy_memory() -> str:
-        """Walk through memory's review queue (conflicts, duplicates, weak facts, gaps) with the user."""
+        """Go through memory's review queue: conflicts, pairs to compare, duplicates, weak facts, gaps."""
         return TIDY_PROMPT.format(scoped="" if scope == GLOBAL_SCOPE else f"(scope={scope!r})")
 
     @server.completion()  # type: ignore[untyped-decorator, no-untyped-call]  # unannotated in mcp 2.3

@@ -9,7 +9,8 @@ from pydantic import BaseModel, Field
 
 class ReviewKind(StrEnum):
     CONFLICT = "conflict"  # two active facts that disagree
-    DUPLICATE = "duplicate"  # two active facts likely saying the same in other words
+    DUPLICATE = "duplicate"  # two active facts saying the same, or the same words on two days
+    COMPARE = "compare"  # two active facts about the same in other words: reworded, or changed
     WEAK = "weak"  # a fact stated with little confidence, or about to turn dormant
     GAP = "gap"  # a question memory could not answer with confidence
 

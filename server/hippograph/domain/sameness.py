@@ -334,6 +334,14 @@ def same_subject(a: str, b: str) -> bool:
     return bool(x.content and y.content and x.content[0] == y.content[0])
 
 
+def another_holder(a: str, b: str) -> bool:
+    """Whether two texts are one sentence whose differing slot opens it, only function words before
+    it: the same claim of another holder ("Ken lives in Osaka" / "Yuki lives in Osaka", "The
+    backend is written in Rust" / "The frontend ..."), whatever names they share after it."""
+    slot = _slot(a, b)
+    return slot is not None and all(w in _FUNCTION for w in words(a)[: slot[0]])
+
+
 def says_changed(text: str) -> bool:
     """Whether ``text`` reports that something changed (``_CHANGE_WORDS``)."""
     return _CHANGE_WORDS.search(text) is not None
@@ -441,6 +449,12 @@ def one_slot_apart(a: str, b: str) -> bool:
 def slot_change(a: str, b: str) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
     """The words (casefolded) of the one slot ``a`` and ``b`` fill differently, as ``a`` and as
     ``b`` fill it, when they are one slot apart (``one_slot_apart``); else None."""
+    slot = _slot(a, b)
+    return slot[1:] if slot is not None else None
+
+
+def _slot(a: str, b: str) -> tuple[int, tuple[str, ...], tuple[str, ...]] | None:
+    """``slot_change`` with the number of words before the slot."""
     x, y = words(a), words(b)
     shared = 0
     while shared < min(len(x), len(y)) and x[shared] == y[shared]:
@@ -450,7 +464,7 @@ def slot_change(a: str, b: str) -> tuple[tuple[str, ...], tuple[str, ...]] | Non
         tail += 1
     left, right = len(x) - shared - tail, len(y) - shared - tail
     if 0 < left < shared + tail and 0 < right < shared + tail:
-        return x[shared : len(x) - tail], y[shared : len(y) - tail]
+        return shared, x[shared : len(x) - tail], y[shared : len(y) - tail]
     return None
 
 

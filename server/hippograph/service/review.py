@@ -1,18 +1,20 @@
 """review: what memory proposes its caller looks at; it changes nothing itself.
 
-Four kinds, from what the stores hold: conflicts (two active facts linked CONTRADICTS, or that
-consolidation found near each other and the sameness rule says differ in a value, or that are
-one sentence with one slot filled differently); duplicates (near pairs the rule says restate
-each other in other words, which the write rule did not merge); weak facts (staged ones stated with
-little confidence, or that turn dormant within ``_SOON`` unless used); and gaps (questions that
-got "no confident match", ``gap_log``). The caller decides with ``correct``, ``forget``,
-``confirm`` and ``remember``; the prompt ``tidy_memory`` walks a model through the queue.
+Five kinds, from what the stores hold: conflicts (two active facts linked CONTRADICTS, or that
+consolidation found near each other and the sameness rule says differ in a number, name,
+negation or order: evidence of a changed value); duplicates (near pairs the rule says restate each
+other, or the same words dated on two days, which the write rule did not merge); pairs to compare
+(about the same thing in other words: the rule cannot tell a rewording from a changed value, the
+caller can); weak facts (staged ones stated with little confidence, or that turn dormant within
+``_SOON`` unless used); and gaps (questions that got "no confident match", ``gap_log``). The
+caller decides with ``correct``, ``forget``, ``confirm`` and ``remember``; the prompt
+``tidy_memory`` walks a model through the queue.
 
-Where only other words differ (the rule is unsure), the shape of the difference decides: one
-slot of one sentence filled differently ("the bike is green" / "... orange") is listed as a
-conflict, anything else as a duplicate. On the project's labelled pairs
-(bench/data/duplicate_pairs.jsonl) that shape held 38 of the 39 changed values the rule left
-unsure, and 9 of its 30 unsure restatements.
+A pair to compare that is one sentence with one slot filled differently quotes the slot: that
+shape held 38 of the 39 changed values the rule left unsure on the project's labelled pairs
+(bench/data/duplicate_pairs.jsonl), but also 9 of its 30 unsure restatements ("is called" /
+"is named"), so it is no evidence of a conflict. The same sentence of another holder (the slot
+opens it: "Ken lives in Osaka" / "Yuki lives in Osaka") is no pair to look at.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from hippograph.domain import lifecycle as lc
 from hippograph.domain import sameness
 from hippograph.domain import validation as check
 from hippograph.domain.errors import InvalidInput
-from hippograph.domain.models import ACTIVE_STATUSES, EdgeType, Fact, FactStatus
+from hippograph.domain.models import ACTIVE_STATUSES, EdgeType, Fact, FactStatus, Source
 from hippograph.domain.review_replies import ReviewItem, ReviewKind, ReviewOut
 from hippograph.domain.visibility import visible_scopes
 from hippograph.service.shaping import iso
@@ -38,13 +40,16 @@ _WEAK_SCANNED = 2000  # oldest staged facts looked at for weakness
 _MAX_LIMIT = 100
 
 
-# What a near pair of active facts may be, by the sameness rule's verdict: the same statement in
-# other words; other words it cannot read (a synonym or a new value); the same words on two days.
+# Near pairs of active facts the rule has evidence restate each other: the same statement in
+# other words; the same words on two days.
 _DUPLICATE_WHY = {
     sameness.Verdict.SAME: "the same in other words",
-    sameness.Verdict.UNSURE: "maybe the same in other words, maybe a changed value",
     sameness.Verdict.REPEATED: "the same words dated on two days: one fact, or two events?",
 }
+_COMPARE_SUGGESTED = (
+    "ask the user: reworded, forget {copy} (reason: restates {kept}); changed, forget {old}; "
+    "both hold, leave both"
+)
 
 
 class Reviewer:
@@ -63,10 +68,8 @@ class Reviewer:
         if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= _MAX_LIMIT:
             raise InvalidInput(f"limit must be a whole number from 1 to {_MAX_LIMIT}")
         items: list[ReviewItem] = []
-        if ReviewKind.CONFLICT in wanted or ReviewKind.DUPLICATE in wanted:
-            conflicts, duplicates = self._pairs(scopes, limit)
-            items += conflicts if ReviewKind.CONFLICT in wanted else []
-            items += duplicates if ReviewKind.DUPLICATE in wanted else []
+        if {ReviewKind.CONFLICT, ReviewKind.COMPARE, ReviewKind.DUPLICATE} & set(wanted):
+            items += [item for item in self._pairs(scopes, limit) if item.kind in wanted]
         if ReviewKind.WEAK in wanted:
             items += self._weak(scopes, limit)
         if ReviewKind.GAP in wanted:
@@ -81,7 +84,8 @@ class Reviewer:
             ]
         return ReviewOut(items=items[:limit])
 
-    def _pairs(self, scopes: Sequence[str], limit: int) -> tuple[list[ReviewItem], list[ReviewItem]]:
+    def _pairs(self, scopes: Sequence[str], limit: int) -> list[ReviewItem]:
+        """Conflicts, then pairs to compare, then duplicates."""
         view = self.stores.graph.view(scopes)
         linked = view.linked(EdgeType.CONTRADICTS, ACTIVE_STATUSES, limit=limit)
         near = self.stores.topics.near_pairs(scopes, limit=_PAIRS)
@@ -94,7 +98,7 @@ class Reviewer:
             )
         ]
         listed = {frozenset(pair) for pair in linked}
-        duplicates = []
+        compare, duplicates = [], []
         for a, b, similarity in near:
             old, new = sorted((facts.get(a), facts.get(b)), key=_created)
             if old is None or new is None or not (old.status.is_active and new.status.is_active):
@@ -102,24 +106,26 @@ class Reviewer:
             if frozenset((a, b)) in listed:
                 continue
             judged = sameness.judge(new, old, similarity)
-            slot = sameness.slot_change(old.content, new.content)
             if judged.verdict is sameness.Verdict.CONFLICT and judged.difference is not None:
                 conflicts.append(_conflict(old, new, f"differ in {judged.difference.value}"))
-            elif judged.verdict is sameness.Verdict.UNSURE and slot is not None:
-                if not sameness.same_subject(old.content, new.content):
-                    continue  # another holder of the slot ("Carmen is on call" / "Dmitri ..."): both may hold
-                was, now = (" ".join(words) for words in slot)
-                conflicts.append(_conflict(old, new, f'one value differs: "{was}", then "{now}"'))
+            elif judged.verdict is sameness.Verdict.UNSURE:
+                if not sameness.same_subject(old.content, new.content) or sameness.another_holder(
+                    old.content, new.content
+                ):
+                    continue  # another holder ("Carmen is on call" / "Dmitri ..."): both may hold
+                compare.append(_compare(old, new, similarity))
             elif judged.verdict in _DUPLICATE_WHY:
                 duplicates.append(
                     ReviewItem(
                         kind=ReviewKind.DUPLICATE,
                         fact_ids=[old.id, new.id],
                         why=f"{_DUPLICATE_WHY[judged.verdict]} (similarity {similarity:.2f})",
-                        suggested=f"if so, forget {new.id} (reason: restates {old.id}); else leave both",
+                        suggested="if so, forget {copy} (reason: restates {kept}); else leave both".format(
+                            **_kept(old, new)
+                        ),
                     )
                 )
-        return conflicts, duplicates
+        return conflicts + compare + duplicates
 
     def _weak(self, scopes: Sequence[str], limit: int) -> list[ReviewItem]:
         now = self.stores.clock()
@@ -147,6 +153,25 @@ class Reviewer:
 
 def _created(fact: Fact | None) -> tuple[str, str]:
     return (iso(fact.created_at) or "", fact.id) if fact is not None else ("", "")
+
+
+def _kept(old: Fact, new: Fact) -> dict[str, str]:
+    """Of two facts that say the same, the one to keep (``kept``) and the copy: the older, unless
+    only the newer is the user's own correction."""
+    if new.source is Source.USER_EDIT and old.source is not Source.USER_EDIT:
+        return {"kept": new.id, "copy": old.id}
+    return {"kept": old.id, "copy": new.id}
+
+
+def _compare(old: Fact, new: Fact, similarity: float) -> ReviewItem:
+    slot = sameness.slot_change(old.content, new.content)
+    if slot is None:
+        why = f"other words about the same: reworded, or a changed value? (similarity {similarity:.2f})"
+    else:
+        was, now = (" ".join(words) for words in slot)
+        why = f'one slot differs, "{was}" then "{now}": reworded, or a changed value?'
+    suggested = _COMPARE_SUGGESTED.format(old=old.id, **_kept(old, new))
+    return ReviewItem(kind=ReviewKind.COMPARE, fact_ids=[old.id, new.id], why=why, suggested=suggested)
 
 
 def _conflict(old: Fact, new: Fact, why: str) -> ReviewItem:
