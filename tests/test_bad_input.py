@@ -240,6 +240,19 @@ async def test_a_bad_link_weight_is_named_weight(
     assert _state(memory) == before
 
 
+async def test_a_predicate_between_a_fact_and_an_entity_is_refused_not_stored_as_about(
+    served: tuple[Client, Memory],
+) -> None:
+    client, memory = served
+    fact = memory.remember("Tove moved the build server to the Oslo rack").id
+    entity = memory.remember("Tove works at Norlys").linked_entities[0].id
+    before = _state(memory)
+    message = await _refused(client, "link", {"from_id": fact, "to_id": entity, "relation": "works_at"})
+    assert "relation 'works_at' cannot join a fact and an entity: send 'about'" in message, message
+    assert _state(memory) == before
+    assert memory.link(fact, entity, "about").edge_type == "ABOUT"
+
+
 # ------------------------------------------------------------ 7. an unknown source lists the sources
 
 

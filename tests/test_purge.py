@@ -169,3 +169,14 @@ def test_a_forgotten_fact_is_found_by_a_search_that_asks_for_history(memory: Mem
     assert dog not in [h.id for h in memory.search("Biscuit is our dog", limit=5).results]
     history = memory.search("Biscuit is our dog", limit=5, include_history=True).results
     assert {h.id: h.status for h in history}.get(dog) == "retracted"
+
+
+def test_forgetting_twice_says_nothing_changed_the_second_time(memory: Memory) -> None:
+    fact = memory.remember("Odile's locker code changes every term").id
+    first = memory.forget(fact, reason="moved lockers")
+    assert first.status == "retracted" and first.note is None
+    again = memory.forget(fact, reason="typo")
+    assert again.note == "already forgotten: nothing changed"
+    assert memory.explain(fact).status_reason == "moved lockers"  # the first reason stands
+    memory.forget(fact, purge=True)
+    assert memory.forget(fact).note == "already erased: nothing changed"

@@ -64,7 +64,11 @@ class Curator:
                 self.stores.graph.update_fact_state(retracted)
                 self.stores.vectors.set_status([fact.id], retracted.status.value)
                 leave_topics(self.stores, [fact.id])
-        return fact_out(retracted, self.stores.entity_names(fact.id))
+        out = fact_out(retracted, self.stores.entity_names(fact.id))
+        if retracted != fact:
+            return out
+        gone = "erased" if fact.status is FactStatus.PURGED else "forgotten"
+        return out.model_copy(update={"note": f"already {gone}: nothing changed"})
 
     def _purge(self, fact: Fact) -> Fact:
         """Make ``fact`` a tombstone and erase its text from the graph, the index and the logs.
@@ -149,6 +153,11 @@ class Curator:
                 _refuse_across_scopes(*((e.id, e.scope) for e in ends))
                 self.stores.graph.link_entities(src, dst, rel, w, None, now)
                 return LinkOut(from_id=src, to_id=dst, relation=rel, edge_type=EdgeType.RELATES, weight=w)
+            if rel != "about":
+                raise InvalidInput(
+                    f"relation {check.shown(relation)} cannot join a fact and an entity: send "
+                    "'about' (the fact is about the entity), or link two entities with a predicate"
+                )
             fact = self.stores.fact(src if kinds[0] == "f" else dst, scope)
             entity_id = dst if kinds[0] == "f" else src
             entity = self.stores.entity(entity_id, scope)
