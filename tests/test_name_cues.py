@@ -30,6 +30,8 @@ def _cue(text: str, name: str) -> str | None:
         ("Fernhill is a small village in Wales.", "Fernhill", "place"),
         ("The editor is Helix now, not Vim.", "Helix", "tool"),
         ("Our bank is Calder Mutual.", "Calder Mutual", "organization"),
+        ("Our new tutor is Ottilie Brook.", "Ottilie Brook", "person"),  # said to be a tutor: no place
+        ("We swam at Crannoch Beach.", "Crannoch Beach", "place"),
     ],
 )
 def test_what_the_sentence_says_a_name_is_is_its_type(text: str, name: str, kind: str) -> None:
@@ -129,3 +131,12 @@ def test_a_title_and_a_last_name_find_the_one_person_so_named(memory: Memory) ->
     memory.remember("Samuel Okafor coaches the under-12 team.")
     out = memory.remember("Dr. Okafor moved the check-up to Friday.")  # two people so named: neither
     assert "Helen Okafor" not in [e.name for e in out.linked_entities]
+
+
+def test_a_person_told_or_asked_is_a_person_whose_surname_heads_places(memory: Memory) -> None:
+    told = memory.remember("Remind Ansel Hill that the rota changed.")
+    asked = memory.remember("Ask Wren Lake before touching the billing cron.")
+    assert _created(told) == {"Ansel Hill": "person"}
+    assert _created(asked) == {"Wren Lake": "person"}
+    emailed = memory.remember("Email Corvane Clinic about the results.")
+    assert _created(emailed) == {"Corvane Clinic": "organization"}  # organisations get emails too

@@ -25,7 +25,7 @@ from typing import Any
 from hippograph.domain.errors import ModelUnavailable
 from hippograph.store.embed import packaged_file, sha256_of
 from hippograph.store.malloc_arenas import release_free_memory
-from hippograph.text.name_cues import HONORIFIC, cued_type
+from hippograph.text.name_cues import HONORIFIC, cued_type, head_type
 from hippograph.text.name_frames import framed_type
 from hippograph.text.names import (
     TYPES,
@@ -273,15 +273,24 @@ def _whole(
     return whole
 
 
+def _told(text: str, name: Name) -> bool:
+    """Whether the words around ``name`` make it a person (``framed_type``), in a sentence of
+    its own or after the word that opens it ("Ask Jenny Park ...")."""
+    rest = without_opening_word(name) if opening_word(text, name) is not None else name
+    return "person" in (framed_type(text, name.start, name.end), framed_type(text, rest.start, rest.end))
+
+
 def _stated(text: str, name: Name) -> Name:
     """``name`` with the type its sentence states (``how="cue"``) or implies (``how="frame"``);
     a run opening its sentence, without its first word where the rest is so typed ("Build
     Tidewater from source": the frame takes Tidewater, the verb is no part of it)."""
     if kind := cued_type(text, name.start, name.end):
+        if kind == "place" == head_type(name.text) and _told(text, name):
+            kind = "person"  # "ask Jenny Park", "tell Daniel Lake": a surname that heads places
         return replace(name, type=kind, how="cue")
     if kind := framed_type(text, name.start, name.end):
         return replace(name, type=kind, how="frame")
-    if name.how == "capitalised" and opening_word(text, name) is not None:
+    if name.how in ("capitalised", "ner") and opening_word(text, name) is not None:
         rest = without_opening_word(name)
         if (stated := _stated(text, rest)) is not rest:
             return stated

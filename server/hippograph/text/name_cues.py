@@ -144,8 +144,12 @@ def cued_type(text: str, start: int, end: int) -> str | None:
     before = _ARTICLE_END.sub("", before)  # "our band, The Lonely Spoons": the name is "Lonely Spoons"
     if title_before(before) is not None and name[:1].isupper():
         return "person"
-    if (kind := head_type(name)) is not None:
-        return kind
+    return _stated_beside(name, before, after) or head_type(name)
+
+
+def _stated_beside(name: str, before: str, after: str) -> str | None:
+    """The type the words beside a name state for it: what it is said to be stands over its own
+    head word ("our designer is Marcus Hill": a person whose surname is a place's head word)."""
     apposed = _BEFORE.search(before)
     closed = apposed is not None and ("," not in apposed.group("comma") or _CLOSED.match(after))
     if apposed and closed and (kind := _kind(apposed.group("phrase"))) is not None:
