@@ -13,7 +13,8 @@ whether the query names something nothing visible mentions.
 Two rules say "no confident match" (``RetrievalPolicy``): a query that names something unknown
 and whose best relevance is under ``min_relevance`` gets no results (chosen on LoCoMo:
 bench/confidence.py); any other query whose best relevance is under ``confident_relevance``
-keeps its results under that note. This bench chooses ``confident_relevance``: for each memory
+keeps its results under that note, unless one of its top 3 holds every content word of the
+query (``retriever.holds_query``). This bench chooses ``confident_relevance``: for each memory
 of the tuning set, the highest floor that puts the note on at most 10% of the other memories'
 answered questions (answer in the top 3), scored on the memory held out. The held-out sets are
 scored with the floor chosen on the whole tuning set and with the product's default.
@@ -31,6 +32,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 from bench.locomo.cli import load_embedder
@@ -38,6 +40,7 @@ from bench.locomo.data import REPO
 from bench.locomo.ours import open_store
 from hippograph.config import DEFAULT_MODEL
 from hippograph.retrieval.policy import RetrievalPolicy
+from hippograph.retrieval.retriever import holds_query
 from hippograph.service.memory import Memory
 from hippograph.store.embed import FastEmbedder
 
@@ -57,6 +60,7 @@ class Asked:
     best: float  # the best result's relevance, with no gate
     rank: int | None  # the answering fact's rank in the top 10 (stored questions), 1-based
     names_unknown: bool  # the query names something nothing visible mentions
+    holds: bool = False  # one of the top 3 holds every content word of the query (never noted)
 
 
 @dataclass(frozen=True)
@@ -84,7 +88,8 @@ def _ask(memory: Memory, name: str, scope: str, question: str, answer: str | Non
     ids = [h.id for h in hits]
     rank = ids.index(answer) + 1 if answer in ids else None
     best = max((h.relevance for h in hits), default=0.0)
-    return Asked(name, scope, question, answer is not None, best, rank, names_unknown)
+    holds = holds_query(question, [SimpleNamespace(fact=h) for h in hits])  # type: ignore[arg-type]
+    return Asked(name, scope, question, answer is not None, best, rank, names_unknown, holds)
 
 
 def figures(rows: Sequence[Asked], floor: float, policy: RetrievalPolicy) -> Figures:
@@ -93,12 +98,15 @@ def figures(rows: Sequence[Asked], floor: float, policy: RetrievalPolicy) -> Fig
     def dropped(r: Asked) -> bool:
         return r.names_unknown and r.best < policy.min_relevance
 
+    def noted(r: Asked) -> bool:
+        return dropped(r) or (r.best < floor and not r.holds)
+
     answered = [r for r in rows if r.stored and r.rank is not None and r.rank <= TOP]
     never = [r for r in rows if not r.stored]
     return Figures(
         found=sum(not dropped(r) for r in answered) / len([r for r in rows if r.stored]),
-        false_notes=sum(dropped(r) or r.best < floor for r in answered) / len(answered),
-        abstained=sum(dropped(r) or r.best < floor for r in never) / len(never),
+        false_notes=sum(noted(r) for r in answered) / len(answered),
+        abstained=sum(noted(r) for r in never) / len(never),
     )
 
 

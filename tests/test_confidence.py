@@ -60,3 +60,17 @@ def test_an_abbreviation_a_fact_spells_out_is_no_unknown_name(memory: Memory) ->
     out = memory.search("Who is the TL for payments?")
     assert lead in [hit.id for hit in out.results[:3]]
     assert not any("no fact mentions" in note for note in out.notes)
+
+
+def test_a_short_question_a_fact_holds_word_for_word_gets_no_note(memory: Memory) -> None:
+    for content in FACTS:
+        memory.remember(content)
+    talk = memory.remember("My talk at the graduate symposium is on April 4 in room B12").id
+    for question in ("when is my talk", "Pixel"):
+        out = memory.search(question)
+        relevance = {hit.id: hit.relevance for hit in out.results}
+        assert not out.notes, (question, out.notes)
+        if question == "when is my talk":
+            assert out.results[0].id == talk
+            # the cosine alone is under the floor: the words are the evidence
+            assert relevance[talk] < memory.retriever.policy.confident_relevance

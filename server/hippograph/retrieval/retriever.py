@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 
 from hippograph.domain import lifecycle as lc
+from hippograph.domain import sameness
 from hippograph.domain.models import ACTIVE_STATUSES, FACT_EDGES, EdgeType, Entity
 from hippograph.retrieval import ranking
 from hippograph.retrieval.fusion import Candidate, fuse, shared_ranks
@@ -45,6 +46,8 @@ log = logging.getLogger(__name__)
 
 # How a note that the results may not answer the query begins (review counts those queries).
 NO_CONFIDENT_MATCH = "no confident match"
+# How many of the best results may show that they answer a question in so many words.
+_READ_FOR_WORDS = 3
 
 
 @dataclass(frozen=True)
@@ -140,7 +143,7 @@ class Retriever:
         if unknown:
             notes.append(f"{NO_CONFIDENT_MATCH}: no fact mentions {', '.join(unknown)}")
             return [], notes
-        if ranked and best < self.policy.confident_relevance:
+        if ranked and best < self.policy.confident_relevance and not holds_query(query, ranked):
             notes.append(
                 f"{NO_CONFIDENT_MATCH} (best relevance {best:.2f}): these are the nearest facts; "
                 "check that one answers the question before relying on it"
@@ -481,3 +484,11 @@ def _edge_weight(edge: EdgeRow, weights: Mapping[str, float]) -> float:
     if isinstance(stored, int | float) and not math.isnan(stored):
         return base * max(0.0, min(1.0, float(stored)))
     return base
+
+
+def holds_query(query: str, ranked: Sequence[Ranked]) -> bool:
+    """Whether one of the first results holds every content word and number of ``query``
+    ("who is Juniper" and "Juniper Mwangi co-supervises my thesis", "when is my talk" and "My talk
+    at the symposium is on April 4"): an answer in so many words, however short the query and so
+    low its cosine."""
+    return any(sameness.answers(query, r.fact.content) for r in ranked[:_READ_FOR_WORDS])
