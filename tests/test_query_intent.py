@@ -158,6 +158,18 @@ def test_intent_values_are_plain_strings() -> None:
         ("on Wednesday", utc(2026, 3, 18), utc(2026, 3, 19)),
         ("last Wednesday", utc(2026, 3, 11), utc(2026, 3, 12)),
         ("last Friday", utc(2026, 3, 13), utc(2026, 3, 14)),
+        # ahead: plans and appointments
+        ("What is coming up next week?", utc(2026, 3, 23), utc(2026, 3, 30)),
+        ("next month", utc(2026, 4, 1), utc(2026, 5, 1)),
+        ("next year", utc(2027, 1, 1), utc(2028, 1, 1)),
+        ("tomorrow", utc(2026, 3, 19), utc(2026, 3, 20)),
+        ("next Wednesday", utc(2026, 3, 25), utc(2026, 3, 26)),  # the coming one, never today
+        ("next Friday", utc(2026, 3, 20), utc(2026, 3, 21)),
+        ("in 3 days", utc(2026, 3, 21), utc(2026, 3, 22)),
+        ("two weeks from now", utc(2026, 3, 30), utc(2026, 4, 6)),
+        ("in the next 10 days", utc(2026, 3, 18), utc(2026, 3, 29)),
+        ("over the coming week", utc(2026, 3, 18), utc(2026, 3, 26)),
+        ("since next week", utc(2026, 3, 23), None),
     ],
 )
 def test_time_phrases_become_half_open_utc_ranges(
@@ -195,6 +207,8 @@ def test_time_phrase_is_reported_as_written(query: str, phrase: str) -> None:
         "Caroline's 2022 trip",
         "8 may people come",
         "What did Melanie paint?",
+        "What is the next step?",
+        "in 3 months of training",
     ],
 )
 def test_words_that_only_look_like_dates_give_no_range(query: str) -> None:

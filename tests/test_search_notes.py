@@ -19,3 +19,23 @@ def test_a_time_phrase_that_reorders_results_is_named_with_its_dates(memory: Mem
         "facts dated in it ranked first"
     )
     assert not [n for n in memory.search("who is on call?").notes if "read as" in n]
+
+
+def test_what_is_planned_next_week_comes_first(memory: Memory) -> None:
+    today = datetime.now(UTC).date()
+    monday = today - timedelta(days=today.weekday()) + timedelta(days=7)
+    memory.remember(
+        "The boiler service is booked with Halden Heating.",
+        event_time=(monday - timedelta(days=21)).isoformat(),
+    )
+    planned = memory.remember(
+        "The boiler service visit from Halden Heating is booked.",
+        event_time=(monday + timedelta(days=2)).isoformat(),
+    ).id
+    memory.remember("Paid the Halden Heating invoice for the boiler.", event_time=today.isoformat())
+    out = memory.search("what is booked next week?")
+    assert out.results[0].id == planned
+    assert (
+        f'"next week" read as {monday.isoformat()} to {(monday + timedelta(days=6)).isoformat()}: '
+        "facts dated in it ranked first"
+    ) in out.notes

@@ -1,4 +1,5 @@
-"""Time phrases without an LLM: "last week", "in May 2023", "between March and June", ISO dates.
+"""Time phrases without an LLM: "last week", "in May 2023", "between March and June", "next
+week", "in 3 days", ISO dates.
 
 Pure: no I/O, no clock reads (`now` is a parameter). Calendar arithmetic is done in UTC,
 weeks start on Monday, and every range is half-open: ``after <= t < before``.
@@ -72,7 +73,7 @@ def _months(year: int, first: int, count: int) -> _Span:
 
 
 def _back(now: datetime, n: int, unit: str) -> datetime:
-    """`now` moved `n` hours/days/weeks/months/years into the past."""
+    """`now` moved `n` hours/days/weeks/months/years into the past (a negative `n`: the future)."""
     if unit == "year":
         return _add_months(now, -12 * n)
     if unit == "month":
@@ -152,9 +153,31 @@ def _weekday_not_after(match: re.Match[str], now: datetime) -> _Span:
     return _period("day", now - timedelta(days=days_back))
 
 
+def _weekday_ahead(match: re.Match[str], now: datetime) -> _Span:
+    # "next Friday" is the coming one, never today.
+    days_ahead = (_WEEKDAYS[match["wd"].lower()] - now.weekday() - 1) % 7 + 1
+    return _period("day", now + timedelta(days=days_ahead))
+
+
+_WHICH = {"last": 1, "this": 0, "next": -1}  # how many periods back
+
+
 def _calendar(match: re.Match[str], now: datetime) -> _Span:
     unit = match["unit"].lower()
-    return _period(unit, _back(now, 1 if match["which"].lower() == "last" else 0, unit))
+    return _period(unit, _back(now, _WHICH[match["which"].lower()], unit))
+
+
+def _ahead(match: re.Match[str], now: datetime) -> _Span:
+    # "in 3 weeks", "two days from now": the period that holds that moment.
+    unit = match["unit"].lower()
+    return _period(unit, _back(now, -_number(match), unit))
+
+
+def _rolling_ahead(match: re.Match[str], now: datetime) -> _Span:
+    # "in the next 3 days", "the coming week": from the start of today through that many ahead.
+    unit, n = match["unit"].lower(), _number(match) if match.groupdict().get("n") else 1
+    grain = "hour" if unit == "hour" else "day"
+    return _Span(_period(grain, now).start, _period(grain, _back(now, -n, unit)).end)
 
 
 def _ago(match: re.Match[str], now: datetime) -> _Span:
@@ -214,8 +237,16 @@ _FORMS = (
           lambda m, now: _months(int(m["year"]), _SEASONS[m["season"].lower()], 3)),
     _form(r"\btoday\b", lambda m, now: _period("day", now)),
     _form(r"\byesterday\b", lambda m, now: _period("day", now - timedelta(days=1))),
+    _form(r"\btomorrow\b", lambda m, now: _period("day", now + timedelta(days=1))),
     # "last week" is the calendar week before this one; "in the last week" is the last 7 days.
-    _form(r"\b(?P<which>last|this)\s+(?P<unit>week|month|year)" + _NOT_OF, _calendar),
+    _form(r"\b(?P<which>last|this|next)\s+(?P<unit>week|month|year)" + _NOT_OF, _calendar),
+    _form(r"\b(?:(?:in|over|within|during)\s+the\s+(?:next|coming)|(?:the\s+)?coming)\s+" + _UNIT + _NOT_OF,
+          _rolling_ahead),
+    _form(r"\b(?:in|over|within|during)\s+the\s+next\s+" + _N + r"\s+" + _UNIT + "s?" + _NOT_OF,
+          _rolling_ahead),
+    _form(r"\bin\s+" + _N + r"\s+" + _UNIT + r"s?(?!\s+(?:ago|of)\b)(?![\w'’])", _ahead),
+    _form(r"\b" + _N + r"\s+" + _UNIT + r"s?\s+from\s+(?:now|today)\b", _ahead),
+    _form(r"\bnext\s+" + _WEEKDAY + _END, _weekday_ahead),
     _form(r"\b(?:(?:in|over|within|during)\s+the\s+last|(?:the\s+)?past)\s+" + _UNIT + _NOT_OF, _rolling),
     _form(r"\b(?:the\s+)?(?:last|past)\s+" + _N + r"\s+" + _UNIT + "s?" + _NOT_OF, _rolling),
     _form(r"\b" + _N + r"\s+" + _UNIT + r"s?\s+ago\b", _ago),
@@ -357,7 +388,7 @@ def parse_time_bound(value: str, now: datetime, *, end: bool) -> datetime:
     if found is None:
         raise InvalidInput(
             f"could not read {value!r} as a time: send an ISO 8601 date such as 2024-05-08 or "
-            "2024-05-08T14:30:00Z, or a phrase like 'last week', 'in May 2023', '3 days ago'"
+            "2024-05-08T14:30:00Z, or a phrase like 'last week', 'in May 2023', '3 days ago', 'next week'"
         )
     bound = found.before if end else found.after
     if bound is None:
