@@ -5,8 +5,9 @@
 "I moved to Berlin last month" after "I live in Paris": the two share few words (similarity
 0.40), so the closeness rules of ``remember`` (``domain/sameness.py``) do not list the earlier
 fact, and the caller never hears that a value it stored has changed. A statement that reports a
-change (``sameness.says_changed``) is shown the stored fact nearest it whatever the similarity,
-with the note "says something changed: does it replace this?".
+change (``sameness.says_changed``) is shown the stored fact nearest it from a similarity of
+``nearest.CHANGE_SIMILARITY`` (0.3) up, with the note "says something changed: does it replace
+this?".
 
 Each pair is remembered through the service in a fresh scope that already holds 30 other facts
 of the same user and team (``bench/data/update_fillers.json``), so the earlier fact must be the

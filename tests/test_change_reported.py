@@ -63,6 +63,12 @@ def test_the_fact_a_reported_change_replaces_is_shown_with_the_note(memory: Memo
     assert not moved.corroborated and moved.id != paris.id
 
 
+def test_a_change_of_something_nothing_stored_is_near_shows_nothing(memory: Memory) -> None:
+    memory.remember("My wife Noor is allergic to cashews.", scope="project:home")
+    reply = memory.remember("We switched the car insurance to Lindqvist Mutual.", scope="project:home")
+    assert reply.similar == []
+
+
 def test_without_a_change_word_a_far_fact_is_not_shown(memory: Memory) -> None:
     memory.remember("I live in Paris.", scope="project:home")
     reply = memory.remember("I enjoy the museums in Berlin.", scope="project:home")
