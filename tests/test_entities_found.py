@@ -75,3 +75,12 @@ def test_a_quoted_title_is_named_without_its_quotes(memory: Memory) -> None:
     out = memory.remember("I'm reading 'The Night Circus' by Erin Morgenstern.")
     names = [e.name for e in out.linked_entities]
     assert "Erin Morgenstern" in names and not [n for n in names if "'" in n]
+
+
+def test_no_entity_is_a_possessive_a_lowercase_word_or_a_bare_number(memory: Memory) -> None:
+    vet = memory.remember("Pepper's vet is Dr. Anand at Elm Street Clinic.")
+    assert "Pepper" in _created(vet) and "Pepper's" not in _created(vet)
+    assert _created(memory.remember("We chose navy blue for the hallway paint.")) == {}
+    assert "2" not in _created(memory.remember("Chapter 2 draft is due to Eilidh on January 31."))
+    # a text written all in lowercase still has its names
+    assert "sarah" in _created(memory.remember("met with sarah at the offsite"))

@@ -41,7 +41,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from hippograph.store.embed import Embedder
-from hippograph.text.names import UNKNOWN_TYPE, Name, opening_word, without_opening_word
+from hippograph.text.names import UNKNOWN_TYPE, Name, keep, opening_word, without_opening_word
 
 _EXAMPLES = {
     "person": """James Maria Mohammed Wei Olga Aarav Fatima Carlos Yuki Amara Lukas Sofia Ahmed
@@ -204,10 +204,11 @@ class NameTyper:
         examples = self._example_vectors()
         vectors = zip(openers, self._vectors(list(openers.values())), strict=True)
         words = {ti for ti, vector in vectors if not self._is_name(examples, vector)}
-        return [
+        stripped = [
             [without_opening_word(n) if (t, i) in words else n for i, n in enumerate(names)]
             for t, names in enumerate(texts_names)
         ]
+        return [[n for n in names if keep(n.text)] for names in stripped]  # "Chapter 2": no "2"
 
     def _type(
         self,

@@ -40,6 +40,7 @@ from hippograph.text.names import (
     opening_words,
     speaker,
     without_opening_word,
+    without_possessive,
 )
 
 log = logging.getLogger(__name__)
@@ -205,8 +206,10 @@ def names_from_spans(text: str, spans: Sequence[tuple[str, str, int, int]]) -> l
             continue
         if kind == "person" and addressed(text, start, end):
             continue  # spoken to, not about
+        if span.islower() and not text.islower():
+            continue  # "we chose navy blue": in a text with capitals, a name has one
         if (name := _trimmed(Name(span, kind, "ner", start, end))) is not None:
-            recognised.append(name)
+            recognised.append(without_possessive(text, name))
     runs = [run for run in (_after_blocked(run, blocked) for run in capitalised_runs(text)) if run]
     recognised = _whole(text, recognised, runs, blocked)
     who = speaker(text)

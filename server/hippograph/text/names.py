@@ -148,6 +148,12 @@ def _within_sentences(runs: Iterable[re.Match[str]]) -> Iterator[tuple[int, int]
 _WORD_IN_RUN = re.compile(r"\S+(?= |$)")
 
 
+def without_possessive(text: str, name: Name) -> Name:
+    """``name`` without the possessive a noun follows ("Pepper's vet": Pepper)."""
+    kept, end = _unpossessed(text, name.text, name.end)
+    return replace(name, text=kept, end=end) if end != name.end else name
+
+
 def _unpossessed(text: str, name: str, end: int) -> tuple[str, int]:
     """``name`` and its end without the possessive a noun follows ("Duncan's birthday" is about
     Duncan; "the hospital is St. Mary's." keeps its name)."""
