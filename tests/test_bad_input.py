@@ -208,6 +208,12 @@ async def test_the_service_takes_a_single_tag_or_name_as_one(memory: Memory) -> 
         ("search", {"query": "é" * 3000}, "the query is 3000 characters; send at most 2000"),
         ("recall", {"context": ""}, "the context is empty: send words or a question"),
         ("recall", {"context": "x" * 2001}, "the context is 2001 characters; send at most 2000"),
+        ("search", {"query": "figs", "entity": " "}, "entity is empty: send a non-empty value"),
+        (
+            "link",
+            {"from_id": "e_0123456789abcdef", "to_id": "e_fedcba9876543210", "relation": ""},
+            "relation is empty: send a non-empty value",
+        ),
     ],
 )
 async def test_query_errors_talk_about_queries(
@@ -341,7 +347,12 @@ async def test_a_bad_prompt_request_is_invalid_params_without_a_traceback(
 @pytest.mark.parametrize(
     ("uri", "says"),
     [
-        ("memory://entity/Nobody", "no entity is called 'Nobody' in this scope"),
+        (
+            "memory://entity/Nobody",
+            "no entity is called 'Nobody' in this scope: search(query='Nobody') finds",
+        ),
+        ("memory://entity/%20", "entity is empty: send a non-empty value"),
+        ("memory://topic/t_nope", "no topic 't_nope' in global: read memory://topics"),
         ("memory://entity/Ines?scope=bad!", "scope 'bad!' is not valid"),
         ("memory://context/figs?scope=bad!", "scope 'bad!' is not valid"),
         ("memory://context/%20", "the context is empty"),

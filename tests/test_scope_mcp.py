@@ -63,9 +63,11 @@ async def test_a_scope_shows_nothing_of_another_that_shares_its_session(client: 
     for uri in (
         "memory://context/Falcon%20launch%20codes?scope=project:hack",
         "memory://entity/Hackweek?scope=project:hack",
+        "memory://context?scope=project:hack",
     ):
         seen.append(await _text(client, uri))
     assert hack in seen[0] and hack in seen[4]
+    assert "Hack team lunch" in seen[5]
     for text in seen:
         for shown in (falcon, inventory, secret, "Falcon vault"):
             assert shown not in text, text

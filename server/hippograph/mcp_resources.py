@@ -40,6 +40,19 @@ def add_resources(server: MCPServer[Any], memory: MemoryAPI, default_scope: str)
         return memory.recall(CONTEXT_QUERY, scope=default_scope).narrative or "_Memory is empty._"
 
     @server.resource(
+        "memory://context{?scope}",
+        name="context_of_scope",
+        title="Memory context of a scope",
+        description="What memory holds that matters most right now in a scope and global, e.g. "
+        "memory://context?scope=project:apollo.",
+        mime_type="text/markdown",
+    )
+    def context_of_scope(scope: str | None = None) -> str:
+        with _as_resource_errors():
+            narrative = memory.recall(CONTEXT_QUERY, scope=scope or default_scope).narrative
+            return narrative or "_Memory is empty._"
+
+    @server.resource(
         "memory://context/{query}{?scope}",
         name="context_for_query",
         title="Memory context for a query",

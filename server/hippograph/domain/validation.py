@@ -56,18 +56,24 @@ def allowed(enum: type[StrEnum]) -> str:
     return listed(member.value for member in enum)
 
 
-def text(value: str, field: str, *, max_bytes: int, required: bool = True) -> str:
+def text(value: str, field: str, *, max_bytes: int, required: bool = True, statement: bool = False) -> str:
+    """``value`` cleaned (control characters out, NFC, stripped); a ``statement`` (a fact's text)
+    is told how to split, any other field to send something shorter."""
     if not isinstance(value, str):
         raise InvalidInput(f"{field} must be a string, got {type(value).__name__}")
     cleaned = unicodedata.normalize("NFC", _CONTROL.sub(" ", value)).strip()
     if not cleaned and required:
-        raise InvalidInput(f"{field} is empty: send one non-empty statement, e.g. 'Alice prefers tea'")
+        if statement:
+            raise InvalidInput(f"{field} is empty: send one non-empty statement, e.g. 'Alice prefers tea'")
+        raise InvalidInput(f"{field} is empty: send a non-empty value")
     size = len(cleaned.encode("utf-8"))
     if size > max_bytes:
-        raise InvalidInput(
-            f"{field} is {size} bytes, over the {max_bytes}-byte limit: split it into several shorter "
-            "facts (one statement each) and send them separately"
-        )
+        if statement:
+            raise InvalidInput(
+                f"{field} is {size} bytes, over the {max_bytes}-byte limit: split it into several "
+                "shorter facts (one statement each) and send them separately"
+            )
+        raise InvalidInput(f"{field} is {size} bytes, over the {max_bytes}-byte limit: send a shorter one")
     return cleaned
 
 

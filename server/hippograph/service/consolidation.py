@@ -23,7 +23,7 @@ import numpy as np
 from hippograph.domain import validation as check
 from hippograph.domain.bitemporal import fact_time
 from hippograph.domain.errors import NotFound
-from hippograph.domain.models import ACTIVE_STATUSES, EdgeType, Fact, FactKind
+from hippograph.domain.models import ACTIVE_STATUSES, GLOBAL_SCOPE, EdgeType, Fact, FactKind
 from hippograph.domain.sameness import LIST_SIMILARITY
 from hippograph.domain.topic_replies import (
     ConsolidateOut,
@@ -235,8 +235,9 @@ class Consolidator:
         scope = check.scope(scope)
         row = self.stores.topics.get(topic_id)
         if row is None or row.scope not in visible_scopes(scope):
+            seen = "global" if scope == GLOBAL_SCOPE else f"scope {scope!r} or global"
             raise NotFound(
-                f"no topic {check.shown(topic_id)} in scope {scope!r} or global: read memory://topics "
+                f"no topic {check.shown(topic_id)} in {seen}: read memory://topics "
                 "(with ?scope= for a project's) for the topics there are"
             )
         central = self.stores.graph.get_facts(row.central)

@@ -169,8 +169,13 @@ def _read_mcp(
                     raise Bad("entityType must be a string and observations a list of strings")
                 entry = named.setdefault(name_key(name), _McpEntity(name, entity_type.strip().lower(), []))
                 for i, text in enumerate(raw):
-                    content = check.text(text, f"observations[{i}]", max_bytes=max_bytes)
-                    check.text(_observed(entry.name, content), f"observations[{i}]", max_bytes=max_bytes)
+                    content = check.text(text, f"observations[{i}]", max_bytes=max_bytes, statement=True)
+                    check.text(
+                        _observed(entry.name, content),
+                        f"observations[{i}]",
+                        max_bytes=max_bytes,
+                        statement=True,
+                    )
                     if content not in entry.observations:
                         entry.observations.append(content)
             elif kind == "relation":

@@ -64,7 +64,7 @@ def build_fact(
 ) -> tuple[Fact, tuple[str, ...]]:
     """Validate everything a caller sent; build the fact (not yet stored)."""
     s = stores.settings
-    content = check.text(content, "content", max_bytes=s.max_content_bytes)
+    content = check.text(content, "content", max_bytes=s.max_content_bytes, statement=True)
     fact_source = check.choice(source, Source, "source", Source.CONVERSATION)
     subject = check.optional_text(subject, "subject", max_bytes=200)
     predicate = check.optional_text(predicate, "predicate", max_bytes=100)

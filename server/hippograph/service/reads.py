@@ -312,8 +312,10 @@ class Reader:
             else self.stores.entities.resolve(name, scopes[0])
         )
         if found is None or found.scope not in scopes:
+            shown = check.shown(entity)
             raise NotFound(
-                f"no entity is called {check.shown(entity)} in this scope: search without the entity filter"
+                f"no entity is called {shown} in this scope: search(query={shown}) finds the facts "
+                "that mention it"
             )
         return found
 
