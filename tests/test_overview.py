@@ -8,6 +8,7 @@ import pytest
 from mcp import Client
 
 from hippograph.service.memory import Memory
+from hippograph.service.overview import NO_LINES
 
 pytestmark = pytest.mark.anyio
 
@@ -43,6 +44,14 @@ def test_an_entitys_facts_on_several_days_make_storylines_cut_at_a_long_gap(memo
         "- storyline Lena: 5 facts, 2024-10-05 to 2024-11-02 (memory://entity/Lena)",
     ]
     assert out.fact_ids == []  # it shows no facts: where to read them
+
+
+def test_an_overview_with_no_line_says_so_and_points_to_the_facts(memory: Memory) -> None:
+    _remember(memory, SPRING)
+    out = memory.recall("the quarterly tax filing", granularity="overview")
+    assert out.narrative == ""
+    assert not [n for n in out.notes if "nearest facts;" in n]  # none are shown
+    assert NO_LINES in out.notes
 
 
 def test_the_overview_lists_the_topics_holding_the_best_facts(memory: Memory) -> None:

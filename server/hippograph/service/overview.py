@@ -21,6 +21,7 @@ from hippograph.domain import validation as check
 from hippograph.domain.bitemporal import fact_time
 from hippograph.domain.models import ACTIVE_STATUSES, RecallOut, SearchHit
 from hippograph.domain.visibility import visible_scopes
+from hippograph.retrieval.retriever import NO_CONFIDENT_MATCH
 from hippograph.service.reads import Reader
 from hippograph.service.shaping import measured
 from hippograph.service.stores import Stores
@@ -33,6 +34,10 @@ STORY_GAP = timedelta(days=30)
 _HITS = 50  # best facts the overview is drawn from
 _STORY_ENTITIES = 5  # entities whose storylines are looked for, the most relevant first
 _ENTITY_FACTS = 500  # an entity's newest facts a storyline is drawn from
+NO_LINES = (
+    "no storyline or topic holds facts that match this with confidence: recall with "
+    "granularity='facts' shows the nearest facts"
+)
 
 
 @dataclass(frozen=True)
@@ -60,13 +65,14 @@ class Overviews:
             [*self._storylines(hits, check.scope(scope)), *self._topics(hits, check.scope(scope))],
             key=lambda line: -line.score,
         )
+        notes = found.notes
+        if not lines:  # the search's "these are the nearest facts" would name facts not shown
+            notes = [n for n in notes if not n.startswith(NO_CONFIDENT_MATCH)] + [NO_LINES]
         count = self.stores.embedder.count_tokens
         kept = len(lines)
         while True:
             text = "\n".join(line.text for line in lines[:kept])
-            out = measured(
-                RecallOut(narrative=text, tokens=0, warnings=found.warnings, notes=found.notes), count
-            )
+            out = measured(RecallOut(narrative=text, tokens=0, warnings=found.warnings, notes=notes), count)
             if out.tokens <= budget or kept == 0:
                 return out
             kept -= 1

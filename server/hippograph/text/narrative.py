@@ -114,7 +114,7 @@ def _facts(
     shown: list[NarrativeFact] = []
     for fact in facts:
         group = fact.entities[0] if fact.entities else "General"
-        marker = "" if fact.status == "confirmed" else f" ({fact.status})"
+        marker = "" if fact.status == "staged" else f" ({fact.status})"  # only what is not the default
         line = f"- {fact.content}{marker} [{fact.id}]"
         price = cost(line) + listed(fact.id) + (0 if group in groups else cost(f"### {group}"))
         if section.used + price > budget:
@@ -136,7 +136,7 @@ def _fill(
             aka = f" (also: {', '.join(profile.aliases)})" if profile.aliases else ""
             summary = f": {profile.summary}" if profile.summary else ""
             if not section.add(
-                f"- **{profile.name}**, {profile.type}{aka}, {profile.mentions} mentions{summary}"
+                f"- **{profile.name}**, {profile.type}{aka}, {_mentions(profile.mentions)}{summary}"
             ):
                 break
         return section
@@ -153,3 +153,7 @@ def _fill(
         if not section.add(f"- [{fact.id}] {fact.why}{detail}"):
             break
     return section
+
+
+def _mentions(count: int) -> str:
+    return "1 mention" if count == 1 else f"{count} mentions"
