@@ -241,6 +241,11 @@ def test_a_dotted_token_with_a_random_body_is_found() -> None:
         ("body-ending-in-a-dash", lambda rng: "ZQPAT-" + "".join(rng.choices(BASE62, k=40)) + "-"),
         ("double-separator", lambda rng: "zqtm__" + "".join(rng.choices(BASE62, k=36))),
         ("hex-in-both-cases", lambda rng: "zk_" + "".join(rng.choices("0123456789abcdefABCDEF", k=40))),
+        # A checksum after an "=" inside the body (Atlassian's API tokens end "=<8 hex digits>").
+        (
+            "equals-inside",
+            lambda rng: "ZQTT3-" + "".join(rng.choices(BASE62, k=30)) + "=" + "".join(rng.choices(HEX, k=8)),
+        ),
         # Fewer classes, fewer bits a character: 27 capitals and digits are ~4.1 bits, under 4 often.
         ("capitals-and-digits", lambda rng: "ZRAK-" + "".join(rng.choices(UPPER_DIGITS, k=27))),
     ],

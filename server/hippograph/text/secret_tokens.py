@@ -54,6 +54,9 @@ _PREFIXED = re.compile(
     # Google's `ya29.` access tokens run past 1,000 characters.
     r"(?P<body>[A-Za-z0-9](?:[\w.+/-]{0,2398}[A-Za-z0-9])?)(?:={1,2}|[_-])?(?![\w+/=-])"
 )
+# The same with "=" inside the body (Atlassian's tokens end "=<checksum>"), where what comes before
+# the "=" is no name ("api_key=", "page_token=": ``_without_a_name_before_equals``).
+_PREFIXED_EQUALS = re.compile(_PREFIXED.pattern.replace(r"[\w.+/-]{0,2398}", r"[\w.+/=-]{0,2398}"))
 _ID_PREFIX = re.compile(
     rf"(?i:{ID_WORD.pattern[4:]}|req|txn|evt|event|msg|span|sess|session|obj|doc|img|pkg|md5|blob|"
     r"node|pod|ch|cus|pi|sub|prod|price|in|acct|file|asst|thread|run|batch|job|cmpl|chatcmpl|resp)"
@@ -78,7 +81,9 @@ _CREDENTIAL_PART = re.compile(
 
 def prefixed_token_findings(text: str) -> Iterator[tuple[int, int]]:
     """(start, end) of each token shaped like a vendor's self-identifying secret."""
-    for match in _PREFIXED.finditer(text):
+    for found in _PREFIXED_EQUALS.finditer(text):
+        if (match := _without_a_name_before_equals(text, found)) is None:
+            continue
         body = match.group("body")
         head = [p for p in re.split(r"[_.-]+", text[match.start() : match.start("body")]) if p]
         prefix = match.group("prefix")
@@ -108,6 +113,15 @@ def prefixed_token_findings(text: str) -> Iterator[tuple[int, int]]:
             classes >= 2 and hex_key and entropy(body) >= _random_entropy(body) and secret_shaped(body[:400])
         ):
             yield match.span()
+
+
+def _without_a_name_before_equals(text: str, match: re.Match[str]) -> re.Match[str] | None:
+    """``match``, unless an "=" inside it follows a name ("api_key=...", "next_page_token=..."):
+    then the token as ``_PREFIXED`` reads it there, if any (a name's value is no part of it)."""
+    inner = match.group().rstrip("=").find("=")
+    if inner < 0 or not wordlike(re.split(r"[_.-]", match.group()[:inner])[-1]):
+        return match
+    return _PREFIXED.match(text, match.start())
 
 
 def _random_entropy(body: str) -> float:
