@@ -137,3 +137,11 @@ def test_of_a_pair_that_may_say_the_same_the_users_correction_is_the_one_kept(me
     [item] = memory.review(kinds=["compare"]).items
     assert item.fact_ids == [plain, fixed]
     assert f"reworded, forget {plain} (reason: restates {fixed}); changed, forget {plain}" in item.suggested
+
+
+def test_a_new_memorys_background_job_finds_its_near_pairs_from_its_first_facts(memory: Memory) -> None:
+    rent = memory.remember("The rent for the studio is 900 euros a month.").id
+    raised = memory.remember("The rent for the studio is 950 euros a month.").id
+    memory.remember("Odile waters the plants on Sundays.")
+    memory._consolidate_if_due()  # what the server's topics job runs every minute
+    assert _kinds(memory, kinds=["conflict"]) == {"conflict": [[rent, raised]]}

@@ -33,7 +33,7 @@ from hippograph.domain.topic_replies import (
     TopicOut,
     TopicsOut,
 )
-from hippograph.domain.topics import MAX_TOPIC, stable_ids
+from hippograph.domain.topics import MIN_TOPIC, stable_ids
 from hippograph.domain.visibility import visible_scopes
 from hippograph.service.fact_columns import FactColumns, Rows
 from hippograph.service.shaping import iso
@@ -92,9 +92,11 @@ class Consolidator:
         return ConsolidateOut(dry_run=dry_run, scopes=done, seconds=round(time.monotonic() - started, 3))
 
     def due(self) -> bool:
-        """Whether enough facts were written since the last run (of every scope) to run it again."""
+        """Whether enough facts were written since the last run (of every scope) to run it again:
+        a tenth more, and at least a topic's fewest (a new memory's review lists its near pairs
+        from its first facts on, not from its 30th)."""
         built = int(self.stores.topics.get_meta(_BUILT) or 0)
-        return self.stores.graph.fact_count() - built >= max(MAX_TOPIC, built // 10)
+        return self.stores.graph.fact_count() - built >= max(MIN_TOPIC, built // 10)
 
     def _scope(self, scope: str, dry_run: bool) -> ScopeConsolidated:
         found = self._read(scope)
