@@ -14,7 +14,7 @@ Two rules say "no confident match" (``RetrievalPolicy``): a query that names som
 and whose best relevance is under ``min_relevance`` gets no results (chosen on LoCoMo:
 bench/confidence.py); any other query whose best relevance is under ``confident_relevance``
 keeps its results under that note, unless one of its top 3 holds every content word of the
-query (``retriever.holds_query``). This bench chooses ``confident_relevance``: for each memory
+query (``ranking.holds_query``). This bench chooses ``confident_relevance``: for each memory
 of the tuning set, the highest floor that puts the note on at most 10% of the other memories'
 answered questions (answer in the top 3), scored on the memory held out. The held-out sets are
 scored with the floor chosen on the whole tuning set and with the product's default.
@@ -40,7 +40,7 @@ from bench.locomo.data import REPO
 from bench.locomo.ours import open_store
 from hippograph.config import DEFAULT_MODEL
 from hippograph.retrieval.policy import RetrievalPolicy
-from hippograph.retrieval.retriever import holds_query
+from hippograph.retrieval.ranking import holds_query
 from hippograph.service.memory import Memory
 from hippograph.store.embed import FastEmbedder
 

@@ -74,3 +74,15 @@ def test_a_short_question_a_fact_holds_word_for_word_gets_no_note(memory: Memory
             assert out.results[0].id == talk
             # the cosine alone is under the floor: the words are the evidence
             assert relevance[talk] < memory.retriever.policy.confident_relevance
+
+
+def test_results_far_from_the_query_after_the_first_are_left_out(memory: Memory) -> None:
+    for content in FACTS:
+        memory.remember(content)
+    router = memory.remember("To fix the wifi, restart the router in the hall cupboard").id
+    out = memory.search("how do I fix the wifi", limit=5)
+    assert out.results[0].id == router
+    floor = memory.retriever.policy.tail_relevance
+    assert all(hit.relevance >= floor for hit in out.results[1:])
+    memory.retriever.with_policy(tail_relevance=0.0)
+    assert len(memory.search("how do I fix the wifi", limit=5).results) > len(out.results)

@@ -23,11 +23,12 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from hippograph.domain import bitemporal
+from hippograph.domain import bitemporal, sameness
 from hippograph.domain import lifecycle as lc
 from hippograph.domain.models import Fact, FactStatus
 from hippograph.retrieval.fusion import Candidate
 from hippograph.retrieval.policy import RetrievalPolicy
+from hippograph.store.seam import Filter
 from hippograph.text.query_intent import QueryPlan
 
 # How many fused candidates per requested result get lifecycle-weighted: the weighting
@@ -179,3 +180,23 @@ def rank(
         ranked.append(Ranked(candidate, fact, value, detail, status))
     ranked.sort(key=lambda r: (-r.score, r.candidate.id))
     return ranked[:limit]
+
+
+# How many of the best results may show that they answer a question in so many words.
+_READ_FOR_WORDS = 3
+
+
+def without_padding(ranked: list[Ranked], where: Filter, floor: float) -> list[Ranked]:
+    """``ranked`` without the results after the first whose relevance is under ``floor``, but a
+    match's neighbouring turn (its context), and all where an entity or tags chose them."""
+    if where.entity_ids_any or where.tags_any:
+        return ranked
+    return ranked[:1] + [r for r in ranked[1:] if r.relevance >= floor or "neighbour" in r.candidate.channels]
+
+
+def holds_query(query: str, ranked: Sequence[Ranked]) -> bool:
+    """Whether one of the first results holds every content word and number of ``query``
+    ("who is Juniper" and "Juniper Mwangi co-supervises my thesis", "when is my talk" and "My talk
+    at the symposium is on April 4"): an answer in so many words, however short the query and so
+    low its cosine."""
+    return any(sameness.answers(query, r.fact.content) for r in ranked[:_READ_FOR_WORDS])

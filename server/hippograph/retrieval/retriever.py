@@ -31,7 +31,6 @@ from typing import Any
 import numpy as np
 
 from hippograph.domain import lifecycle as lc
-from hippograph.domain import sameness
 from hippograph.domain.models import ACTIVE_STATUSES, FACT_EDGES, EdgeType, Entity
 from hippograph.retrieval import ranking
 from hippograph.retrieval.fusion import Candidate, fuse, shared_ranks
@@ -46,8 +45,6 @@ log = logging.getLogger(__name__)
 
 # How a note that the results may not answer the query begins (review counts those queries).
 NO_CONFIDENT_MATCH = "no confident match"
-# How many of the best results may show that they answer a question in so many words.
-_READ_FOR_WORDS = 3
 
 
 @dataclass(frozen=True)
@@ -137,13 +134,14 @@ class Retriever:
             lookback=lookback,
         )
         ranked = self._with_relevance(ranked, vector)
+        ranked = ranking.without_padding(ranked, where, self.policy.tail_relevance)
         best = max((r.relevance for r in ranked), default=0.0)
         # Names are looked up (up to two keyword queries each) only when nothing is close.
         unknown = [] if best >= self.policy.min_relevance else self._unknown_names(plan, where)
         if unknown:
             notes.append(f"{NO_CONFIDENT_MATCH}: no fact mentions {', '.join(unknown)}")
             return [], notes
-        if ranked and best < self.policy.confident_relevance and not holds_query(query, ranked):
+        if ranked and best < self.policy.confident_relevance and not ranking.holds_query(query, ranked):
             notes.append(
                 f"{NO_CONFIDENT_MATCH} (best relevance {best:.2f}): these are the nearest facts; "
                 "check that one answers the question before relying on it"
@@ -484,11 +482,3 @@ def _edge_weight(edge: EdgeRow, weights: Mapping[str, float]) -> float:
     if isinstance(stored, int | float) and not math.isnan(stored):
         return base * max(0.0, min(1.0, float(stored)))
     return base
-
-
-def holds_query(query: str, ranked: Sequence[Ranked]) -> bool:
-    """Whether one of the first results holds every content word and number of ``query``
-    ("who is Juniper" and "Juniper Mwangi co-supervises my thesis", "when is my talk" and "My talk
-    at the symposium is on April 4"): an answer in so many words, however short the query and so
-    low its cosine."""
-    return any(sameness.answers(query, r.fact.content) for r in ranked[:_READ_FOR_WORDS])
