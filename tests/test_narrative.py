@@ -32,3 +32,12 @@ def test_a_budget_no_fact_fits_says_so_and_what_would_fit(memory: Memory) -> Non
     needs = int(note.rsplit(" ", 1)[1])
     enough = memory.recall("What do we know about Pickle?", budget_tokens=needs)
     assert "Hillside Vets" in enough.narrative and enough.tokens <= needs
+
+
+def test_a_recalled_fact_another_denies_says_so_and_new_facts_carry_no_status(memory: Memory) -> None:
+    eats = memory.remember("Sven eats meat.").id
+    denies = memory.remember("Sven does not eat meat.").id
+    text = memory.recall("what does Sven eat?").narrative
+    assert f"- Sven eats meat. (contested by {denies}) [{eats}]" in text
+    assert f"- Sven does not eat meat. (contested by {eats}) [{denies}]" in text
+    assert "(staged)" not in text

@@ -152,6 +152,7 @@ class Reader:
                 when=(h.event_time or "")[:10] or None,
                 why=why(h.reasons),
                 evidence=facts[h.id].evidence if h.id in facts else None,
+                contested_by=tuple(h.contested_by),
             )
             for h in found.results
         ]

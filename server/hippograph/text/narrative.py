@@ -28,6 +28,7 @@ class NarrativeFact:
     when: str | None  # ISO date of event_time, if known
     why: str  # short reason: channels / graph path
     evidence: str | None = None
+    contested_by: tuple[str, ...] = ()  # active facts that deny it
 
 
 @dataclass(frozen=True)
@@ -115,6 +116,8 @@ def _facts(
     for fact in facts:
         group = fact.entities[0] if fact.entities else "General"
         marker = "" if fact.status == "staged" else f" ({fact.status})"  # only what is not the default
+        if fact.contested_by:
+            marker += f" (contested by {', '.join(fact.contested_by)})"
         line = f"- {fact.content}{marker} [{fact.id}]"
         price = cost(line) + listed(fact.id) + (0 if group in groups else cost(f"### {group}"))
         if section.used + price > budget:
