@@ -271,4 +271,6 @@ def test_a_day_against_a_surname_is_no_changed_name() -> None:
     assert compare(
         "Ilse Brandt is a neighbour and runs the choir.", "The choir meets on Thursdays at Ilse's flat."
     ) is (Difference.VALUE)
-    assert compare("The choir meets on Fridays.", "The choir meets on Thursdays.") is Difference.NAME
+    assert compare("The choir meets on Fridays.", "The choir meets on Thursdays.") is Difference.DATE
+    assert compare("Rehearsals start in March.", "Rehearsals start in May.") is Difference.DATE
+    assert compare("The choir is led by Ilse.", "The choir is led by Marta.") is Difference.NAME

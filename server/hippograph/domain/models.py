@@ -242,7 +242,7 @@ class SimilarFact(BaseModel):
     conflict: str | None = Field(
         default=None,
         description="Set only on evidence that a value changed about the same thing: what differs "
-        "(number, name, negation, order, structure).",
+        "(number, name, date, negation, order, structure).",
         exclude_if=_empty,
     )
     restates: bool = Field(

@@ -65,6 +65,7 @@ class Difference(StrEnum):
     NEGATION = "negation"  # one denies what the other asserts
     NUMBER = "number"  # their numbers differ
     NAME = "name"  # a name differs, or names swap places
+    DATE = "date"  # a day of the week or a month differs ("on Tuesdays" / "on Wednesdays")
     VALUE = "value"  # a content word differs
     ORDER = "order"  # the same words compared the other way round ("tea over coffee")
     STRUCTURE = "structure"  # their subject/predicate/object values differ
@@ -79,6 +80,7 @@ _CONTENT_DIFFERENCES = frozenset(
         Difference.NEGATION,
         Difference.NUMBER,
         Difference.NAME,
+        Difference.DATE,
         Difference.VALUE,
         Difference.ORDER,
         Difference.STRUCTURE,
@@ -259,7 +261,7 @@ def compare(a: str, b: str) -> Difference | None:
     worded = _compare(a, b)
     if worded is Difference.NEGATION and (_CONTRAST.search(a) or _CONTRAST.search(b)):
         righted = _compare(_CONTRAST.sub("", a), _CONTRAST.sub("", b))
-        if righted in (None, Difference.NUMBER, Difference.NAME):
+        if righted in (None, Difference.NUMBER, Difference.NAME, Difference.DATE):
             return righted
     return worded
 
@@ -293,8 +295,9 @@ def _compare(a: str, b: str) -> Difference | None:
         # A day or a month changes for a day or a month, a name for a name ("Thursday" in one
         # text and "Raman" in the other is no changed name).
         days, named = names & _TIME_NAMES, names - _TIME_NAMES
-        changed = any(mine & kind and yours & kind for kind in (days, named))
-        return Difference.NAME if changed else Difference.VALUE
+        if mine & named and yours & named:
+            return Difference.NAME
+        return Difference.DATE if mine & days and yours & days else Difference.VALUE
     if ours != theirs:
         return Difference.VALUE
     # Who does what to whom: the names (not days or months) in the same order, but a list of
