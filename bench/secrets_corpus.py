@@ -25,6 +25,7 @@ import re
 import string
 import subprocess
 import uuid
+from collections import Counter
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from re import _parser as sre_parse  # type: ignore[attr-defined]
@@ -662,6 +663,13 @@ def _escape(text: str) -> str:
 def write_tsv(path: Path, header: list[str], rows: list[tuple[str, ...]]) -> None:
     lines = ["\t".join(header)] + ["\t".join(_escape(c) for c in row) for row in rows]
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def write_secret_lines(path: Path, rows: list[tuple[str, str, str, str]]) -> Counter[str]:
+    """Write a corpus of (form, prefixed, rule, text) lines; how many lines of each form, with
+    and without a prefix."""
+    write_tsv(path, ["form", "prefixed", "rule", "text"], list(rows))
+    return Counter(f"{form} prefixed={prefixed}" for form, prefixed, _, _ in rows)
 
 
 def read_tsv(path: Path) -> list[dict[str, str]]:

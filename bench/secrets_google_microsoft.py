@@ -39,11 +39,12 @@ import random
 import re
 import string
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 from re._constants import IN, LITERAL, MAX_REPEAT, MAXREPEAT, MIN_REPEAT, RANGE  # type: ignore[import-not-found]
 from typing import cast
 
-from bench.secrets_corpus import DATA, _Draw, read_tsv, write_tsv
+from bench.secrets_corpus import DATA, _Draw, read_tsv, write_secret_lines, write_tsv
 from bench.secrets_heldout import _git, draw_secrets, fixed_prefix
 
 SEED = 31337
@@ -152,9 +153,10 @@ def _cap(bounds: re.Match[str]) -> str:
     return f"{{{low},{max(low, min(high, 256))}}}"
 
 
-def _closing(pattern: str, start: int) -> int:
-    """Index just past the group opened at ``start``."""
-    depth, i, in_class = 0, start, False
+def _outside_classes(pattern: str, start: int = 0) -> Iterator[int]:
+    """Indexes of ``pattern``'s characters from ``start`` on that are neither escaped nor in a
+    character class."""
+    i, in_class = start, False
     while i < len(pattern):
         char = pattern[i]
         if char == "\\":
@@ -166,35 +168,29 @@ def _closing(pattern: str, start: int) -> int:
             in_class = True
             if pattern[i + 1 : i + 2] == "]":
                 i += 1
-        elif char == "(":
-            depth += 1
-        elif char == ")":
-            depth -= 1
-            if depth == 0:
-                return i + 1
+        else:
+            yield i
         i += 1
+
+
+def _closing(pattern: str, start: int) -> int:
+    """Index just past the group opened at ``start``."""
+    depth = 0
+    for i in _outside_classes(pattern, start):
+        depth += {"(": 1, ")": -1}.get(pattern[i], 0)
+        if pattern[i] == ")" and depth == 0:
+            return i + 1
     raise ValueError("unbalanced group")
 
 
 def _groups(pattern: str) -> list[tuple[int, int, str]]:
     """(start, end, kind) of each group, kind ``capture``, ``named`` or ``other``."""
-    spans, i, in_class = [], 0, False
-    while i < len(pattern):
-        char = pattern[i]
-        if char == "\\":
-            i += 2
-            continue
-        if in_class:
-            in_class = char != "]"
-        elif char == "[":
-            in_class = True
-            if pattern[i + 1 : i + 2] == "]":
-                i += 1
-        elif char == "(":
+    spans = []
+    for i in _outside_classes(pattern):
+        if pattern[i] == "(":
             kind = "other" if pattern[i + 1] == "?" else "capture"
             kind = "named" if pattern.startswith("(?P<", i) else kind
             spans.append((i, _closing(pattern, i), kind))
-        i += 1
     return spans
 
 
@@ -460,8 +456,7 @@ def main() -> None:
         print(json.dumps({**summary, "dropped": dropped}, indent=1))
     elif args.command == "generate":
         rows = generate(args.seed)
-        write_tsv(DATA / CORPUS, ["form", "prefixed", "rule", "text"], list(rows))
-        counts = Counter(f"{form} prefixed={prefixed}" for form, prefixed, _, _ in rows)
+        counts = write_secret_lines(DATA / CORPUS, list(rows))
         print(json.dumps({"seed": args.seed, "secret lines": counts}))
     else:
         from bench.secrets import google_microsoft_table  # scored as the other held-out corpora

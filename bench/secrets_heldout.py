@@ -30,7 +30,7 @@ from pathlib import Path
 from re import _parser as sre_parse  # type: ignore[attr-defined]
 from re._constants import BRANCH, IN, LITERAL, SUBPATTERN  # type: ignore[import-not-found]
 
-from bench.secrets_corpus import DATA, _Draw, read_tsv, write_tsv
+from bench.secrets_corpus import DATA, _Draw, read_tsv, write_secret_lines, write_tsv
 from hippograph.text.rust_regex import translate
 
 RULES = "crates/noseyparker/data/default/builtin/rules"
@@ -397,10 +397,9 @@ def main() -> None:
         return
     formats = read_tsv(DATA / "heldout_formats.tsv")
     secrets = secret_lines(formats, args.seed)
-    write_tsv(DATA / "heldout.tsv", ["form", "prefixed", "rule", "text"], secrets)
+    counts = write_secret_lines(DATA / "heldout.tsv", secrets)
     ordinary = ordinary_lines(args.seed)
     write_tsv(DATA / "heldout_ordinary.tsv", ["category", "text"], ordinary)
-    counts = Counter(f"{form} prefixed={prefixed}" for form, prefixed, _, _ in secrets)
     per_category = Counter(c for c, _ in ordinary)
     print(json.dumps({"seed": args.seed, "secret lines": counts, "ordinary": per_category}))
 

@@ -34,7 +34,7 @@ import re
 from collections import Counter
 from pathlib import Path
 
-from bench.secrets_corpus import DATA, _Draw, read_tsv, write_tsv
+from bench.secrets_corpus import DATA, _Draw, read_tsv, write_secret_lines, write_tsv
 from bench.secrets_heldout import _git, draw_secrets, fixed_prefix, secret_lines
 
 PACKAGES = "packages/@secretlint"
@@ -326,8 +326,7 @@ def main() -> None:
         print(json.dumps({**summary, "dropped": dropped}, indent=1))
     elif args.command == "generate":
         rows = generate(args.seed)
-        write_tsv(DATA / CORPUS, ["form", "prefixed", "rule", "text"], list(rows))
-        counts = Counter(f"{form} prefixed={prefixed}" for form, prefixed, _, _ in rows)
+        counts = write_secret_lines(DATA / CORPUS, list(rows))
         print(json.dumps({"seed": args.seed, "secret lines": counts}))
     else:
         from bench.secrets import secretlint_table  # the table the TruffleHog corpus is scored with

@@ -27,7 +27,7 @@ import re
 from collections import Counter
 from pathlib import Path
 
-from bench.secrets_corpus import DATA, _Draw, read_tsv, write_tsv
+from bench.secrets_corpus import DATA, _Draw, read_tsv, write_secret_lines, write_tsv
 from bench.secrets_heldout import _git, draw_secrets, fixed_prefix, secret_lines
 from hippograph.text.secret_rules import go_to_python
 
@@ -165,8 +165,7 @@ def main() -> None:
         print(json.dumps({"commit": commit, "kept": len(kept), "dropped": dropped}, indent=1))
         return
     secrets = secret_lines(read_tsv(FORMATS), args.seed)
-    write_tsv(DATA / "trufflehog.tsv", ["form", "prefixed", "rule", "text"], secrets)
-    counts = Counter(f"{form} prefixed={prefixed}" for form, prefixed, _, _ in secrets)
+    counts = write_secret_lines(DATA / "trufflehog.tsv", secrets)
     print(json.dumps({"seed": args.seed, "secret lines": counts}))
 
 
