@@ -140,3 +140,5 @@ def test_a_person_told_or_asked_is_a_person_whose_surname_heads_places(memory: M
     assert _created(asked) == {"Wren Lake": "person"}
     emailed = memory.remember("Email Corvane Clinic about the results.")
     assert _created(emailed) == {"Corvane Clinic": "organization"}  # organisations get emails too
+    thanked = memory.remember("Thank Bramble Park for the permit.")
+    assert _created(thanked) == {"Bramble Park": "place"}  # a park is thanked, never asked

@@ -88,3 +88,11 @@ async def _recall(client: Client, **arguments: Any) -> dict[str, Any]:
     assert not result.is_error, result.content
     assert result.structured_content is not None
     return result.structured_content
+
+
+def test_an_overview_of_someone_unknown_keeps_the_names_note(memory: Memory) -> None:
+    _remember(memory, SPRING)
+    out = memory.recall("What does Zorblax Quintana think of the plan?", granularity="overview")
+    assert out.narrative == ""
+    assert any("no fact mentions Zorblax Quintana" in n for n in out.notes)
+    assert NO_LINES not in out.notes  # granularity='facts' would show nothing either

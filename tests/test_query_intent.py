@@ -165,7 +165,7 @@ def test_intent_values_are_plain_strings() -> None:
         ("tomorrow", utc(2026, 3, 19), utc(2026, 3, 20)),
         ("next Wednesday", utc(2026, 3, 25), utc(2026, 3, 26)),  # the coming one, never today
         ("next Friday", utc(2026, 3, 20), utc(2026, 3, 21)),
-        ("in 3 days", utc(2026, 3, 21), utc(2026, 3, 22)),
+        ("3 days from now", utc(2026, 3, 21), utc(2026, 3, 22)),
         ("two weeks from now", utc(2026, 3, 30), utc(2026, 4, 6)),
         ("in the next 10 days", utc(2026, 3, 18), utc(2026, 3, 29)),
         ("over the coming week", utc(2026, 3, 18), utc(2026, 3, 26)),
@@ -209,6 +209,12 @@ def test_time_phrase_is_reported_as_written(query: str, phrase: str) -> None:
         "What did Melanie paint?",
         "What is the next step?",
         "in 3 months of training",
+        # a length of time, or a time after another one: no period ahead
+        "They fixed the brakes in a day.",
+        "the first time in 10 years",
+        "She read the book in 3 days",
+        "What did Caroline do the next week after the parade?",
+        "in the next week after her surgery",
     ],
 )
 def test_words_that_only_look_like_dates_give_no_range(query: str) -> None:

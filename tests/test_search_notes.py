@@ -5,6 +5,8 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 from hippograph.service.memory import Memory
+from hippograph.service.reads import _window_note
+from hippograph.text.query_intent import plan
 
 
 def test_a_time_phrase_that_reorders_results_is_named_with_its_dates(memory: Memory) -> None:
@@ -39,3 +41,34 @@ def test_what_is_planned_next_week_comes_first(memory: Memory) -> None:
         f'"next week" read as {monday.isoformat()} to {(monday + timedelta(days=6)).isoformat()}: '
         "facts dated in it ranked first"
     ) in out.notes
+
+
+def test_every_plan_dated_in_the_period_asked_about_is_listed(memory: Memory) -> None:
+    today = datetime.now(UTC).date()
+    monday = today - timedelta(days=today.weekday()) + timedelta(days=7)
+    plans = [
+        "Dentist check-up for Ilka.",
+        "Parents' evening at the primary school.",
+        "The boiler service visit.",
+        "Drinks with Oskar after work.",
+        "Renew the car's road tax.",
+    ]
+    ids = {
+        memory.remember(p, event_time=(monday + timedelta(days=i)).isoformat()).id
+        for i, p in enumerate(plans)
+    }
+    for other in (
+        "Our cat is called Miso.",
+        "The router sits in the hall cupboard.",
+        "I prefer aisle seats.",
+    ):
+        memory.remember(other)
+    assert ids <= {h.id for h in memory.search("what is coming up next week?").results}
+    ranged = memory.search("appointments", after="next week", before="next week").results
+    assert ids == {h.id for h in ranged}
+
+
+def test_a_phrase_of_hours_is_read_as_the_day_it_falls_on() -> None:
+    now = datetime(2026, 3, 18, 15, 0, tzinfo=UTC)
+    note = _window_note(plan("what broke 3 hours ago?", now), [{"time": {"factor": 0.5}}])
+    assert note == '"3 hours ago" read as 2026-03-18 to 2026-03-18: facts dated in it ranked first'

@@ -338,6 +338,10 @@ LOG_VALUE = "NnFRIBXuDL7DxtpYlSXpfKtHF4vUCsMehGAkWvj7"  # random, drawn for this
         f"INFO api correlationId={LOG_VALUE[:32]} user_id=17456",
         "ERROR auth device_id=5C9BCF35-873B-4078-B3B7-A50DF373CA53 method=GET",
         f"DEBUG api state={LOG_VALUE[:32]} cursor={LOG_VALUE[8:32]} nonce={LOG_VALUE[4:26]}",
+        # a name before "=" (words, numbers, short parts) starts no token with its value
+        "INFO sync device_id=O3joOj37HyVaQXekW9LctXb03rE done",
+        "GET /feed?cursor_v2=O3joOj37HyVaQXekW9LctXb03rE&limit=20",
+        "cache etag_md5=O3joOj37HyVaQXekW9LctX== hit",
     ],
 )
 def test_cursors_ids_and_paths_in_log_lines_are_not_secrets(line: str) -> None:

@@ -98,12 +98,12 @@ Then list what you saved or corrected, in one line each."""
 
 TIDY_PROMPT = """\
 Tidy memory with the user. Call review{scoped}. For each item, show the facts (explain or search \
-for their content) and ask the user before changing anything: a conflict, correct the fact that no \
-longer holds (or forget it); a pair to compare, ask whether the newer rewords the older (forget \
-the newer with reason "restates <older id>") or changes it (forget the older); a duplicate, forget \
-the newer one with reason "restates <older id>" if they do say the same; a weak fact, confirm it \
-if it holds, forget it if not; a gap, ask the question and remember the answer. Skip what the user \
-does not want to decide. Then list what changed, one line each."""
+for their content), ask the user what holds, and do what the item's `suggested` says for that \
+answer: for a conflict, correct the fact that no longer holds (or forget it); for a pair to \
+compare or a duplicate, forget the one it names as the copy (with the reason it gives) or the \
+older one if the value changed; for a weak fact, confirm or forget it; for a gap, ask the \
+question and remember the answer. Change nothing the user did not agree to, and skip what they \
+do not want to decide. Then list what changed, one line each."""
 
 SUMMARY_PROMPT = """\
 Summarize what memory holds about {name} in two to four sentences: who or what it is, what is \

@@ -188,10 +188,17 @@ _READ_FOR_WORDS = 3
 
 def without_padding(ranked: list[Ranked], where: Filter, floor: float) -> list[Ranked]:
     """``ranked`` without the results after the first whose relevance is under ``floor``, but a
-    match's neighbouring turn (its context), and all where an entity or tags chose them."""
-    if where.entity_ids_any or where.tags_any:
+    match's neighbouring turn (its context) and a fact dated in the query's period; all where an
+    entity, tags or a time range chose them."""
+    if where.entity_ids_any or where.tags_any or where.after or where.before:
         return ranked
-    return ranked[:1] + [r for r in ranked[1:] if r.relevance >= floor or "neighbour" in r.candidate.channels]
+    return ranked[:1] + [r for r in ranked[1:] if r.relevance >= floor or _chosen(r)]
+
+
+def _chosen(r: Ranked) -> bool:
+    """Whether something besides its meaning put ``r`` here: a match's turn beside it, or its
+    time inside the query's period."""
+    return "neighbour" in r.candidate.channels or bool(r.detail.get("time", {}).get("inside"))
 
 
 def holds_query(query: str, ranked: Sequence[Ranked]) -> bool:

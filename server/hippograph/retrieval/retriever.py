@@ -45,6 +45,7 @@ log = logging.getLogger(__name__)
 
 # How a note that the results may not answer the query begins (review counts those queries).
 NO_CONFIDENT_MATCH = "no confident match"
+NEAREST = "these are the nearest facts"
 
 
 @dataclass(frozen=True)
@@ -143,7 +144,7 @@ class Retriever:
             return [], notes
         if ranked and best < self.policy.confident_relevance and not ranking.holds_query(query, ranked):
             notes.append(
-                f"{NO_CONFIDENT_MATCH} (best relevance {best:.2f}): these are the nearest facts; "
+                f"{NO_CONFIDENT_MATCH} (best relevance {best:.2f}): {NEAREST}; "
                 "check that one answers the question before relying on it"
             )
         return ranked, notes

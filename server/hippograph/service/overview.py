@@ -21,7 +21,7 @@ from hippograph.domain import validation as check
 from hippograph.domain.bitemporal import fact_time
 from hippograph.domain.models import ACTIVE_STATUSES, RecallOut, SearchHit
 from hippograph.domain.visibility import visible_scopes
-from hippograph.retrieval.retriever import NO_CONFIDENT_MATCH
+from hippograph.retrieval.retriever import NEAREST, NO_CONFIDENT_MATCH
 from hippograph.service.reads import Reader
 from hippograph.service.shaping import measured
 from hippograph.service.stores import Stores
@@ -67,7 +67,8 @@ class Overviews:
         )
         notes = found.notes
         if not lines:  # the search's "these are the nearest facts" would name facts not shown
-            notes = [n for n in notes if not n.startswith(NO_CONFIDENT_MATCH)] + [NO_LINES]
+            notes = [n for n in notes if not n.startswith(NO_CONFIDENT_MATCH) or NEAREST not in n]
+            notes += [NO_LINES] if found.results else []
         count = self.stores.embedder.count_tokens
         kept = len(lines)
         while True:

@@ -340,5 +340,5 @@ def _window_note(plan: QueryPlan, reasons: Sequence[Mapping[str, Any]]) -> str |
     if not plan.time_phrase or not any("factor" in (r.get("time") or {}) for r in reasons):
         return None
     first = plan.after.date().isoformat() if plan.after else "the start"
-    last = (plan.before - timedelta(days=1)).date().isoformat() if plan.before else "now"
+    last = (plan.before - timedelta(microseconds=1)).date().isoformat() if plan.before else "now"
     return f'"{plan.time_phrase}" read as {first} to {last}: facts dated in it ranked first'

@@ -14,6 +14,7 @@ If spaCy or the model is missing or altered, the rules alone find names and a wa
 from __future__ import annotations
 
 import logging
+import re
 import sys
 import threading
 import types
@@ -277,10 +278,16 @@ def _whole(
 
 
 def _told(text: str, name: Name) -> bool:
-    """Whether the words around ``name`` make it a person (``framed_type``), in a sentence of
-    its own or after the word that opens it ("Ask Jenny Park ...")."""
+    """Whether ``name`` is asked, told or reminded something, as only people are ("Ask Jenny
+    Park ...", "remind Daniel Lake that ..."; a park or a lake is emailed or thanked too)."""
     rest = without_opening_word(name) if opening_word(text, name) is not None else name
-    return "person" in (framed_type(text, name.start, name.end), framed_type(text, rest.start, rest.end))
+    return any(
+        _TOLD.search(text[max(0, n.start - 30) : n.start]) and framed_type(text, n.start, n.end) == "person"
+        for n in (name, rest)
+    )
+
+
+_TOLD = re.compile(r"(?i)\b(?:ask|asked|asking|tell|told|telling|remind|reminded|reminding)\s+$")
 
 
 def _stated(text: str, name: Name) -> Name:

@@ -119,9 +119,15 @@ def _without_a_name_before_equals(text: str, match: re.Match[str]) -> re.Match[s
     """``match``, unless an "=" inside it follows a name ("api_key=...", "next_page_token=..."):
     then the token as ``_PREFIXED`` reads it there, if any (a name's value is no part of it)."""
     inner = match.group().rstrip("=").find("=")
-    if inner < 0 or not wordlike(re.split(r"[_.-]", match.group()[:inner])[-1]):
+    if inner < 0 or not _a_name(match.group()[:inner]):
         return match
     return _PREFIXED.match(text, match.start())
+
+
+def _a_name(text: str) -> bool:
+    """Whether ``text`` is a name of words, numbers and short parts (`device_id`, `cursor_v2`,
+    `cfg.k8s`), as a key before "=" is; a token's random part is none of these."""
+    return all(wordlike(p) or p.isdigit() or len(p) <= 3 for p in re.split(r"[_.-]+", text) if p)
 
 
 def _random_entropy(body: str) -> float:

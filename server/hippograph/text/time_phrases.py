@@ -1,5 +1,6 @@
 """Time phrases without an LLM: "last week", "in May 2023", "between March and June", "next
-week", "in 3 days", ISO dates.
+week", "3 days from now", ISO dates. "in 3 days" is read as no time: as often a length ("read
+the book in 3 days", "first time in 10 years") as a time ahead.
 
 Pure: no I/O, no clock reads (`now` is a parameter). Calendar arithmetic is done in UTC,
 weeks start on Monday, and every range is half-open: ``after <= t < before``.
@@ -45,6 +46,7 @@ _ISO_TIME = (
 )
 _END = r"(?![\w'’])"  # not followed by more word, nor by a possessive ("May's")
 _NOT_OF = r"\b(?!\s+of\b)"  # "the last year of her degree" is not a time range
+_NOT_AFTER = r"(?!\s+(?:after|before)\b)"  # "in the next week after her surgery": another time's
 
 
 @dataclass(frozen=True)
@@ -239,12 +241,13 @@ _FORMS = (
     _form(r"\byesterday\b", lambda m, now: _period("day", now - timedelta(days=1))),
     _form(r"\btomorrow\b", lambda m, now: _period("day", now + timedelta(days=1))),
     # "last week" is the calendar week before this one; "in the last week" is the last 7 days.
-    _form(r"\b(?P<which>last|this|next)\s+(?P<unit>week|month|year)" + _NOT_OF, _calendar),
-    _form(r"\b(?:(?:in|over|within|during)\s+the\s+(?:next|coming)|(?:the\s+)?coming)\s+" + _UNIT + _NOT_OF,
-          _rolling_ahead),
-    _form(r"\b(?:in|over|within|during)\s+the\s+next\s+" + _N + r"\s+" + _UNIT + "s?" + _NOT_OF,
-          _rolling_ahead),
-    _form(r"\bin\s+" + _N + r"\s+" + _UNIT + r"s?(?!\s+(?:ago|of)\b)(?![\w'’])", _ahead),
+    _form(r"\b(?P<which>last|this)\s+(?P<unit>week|month|year)" + _NOT_OF, _calendar),
+    # "next week" is the coming one; "the next week after the parade" follows another time.
+    _form(r"(?<!the )\b(?P<which>next)\s+(?P<unit>week|month|year)" + _NOT_OF + _NOT_AFTER, _calendar),
+    _form(r"\b(?:(?:in|over|within|during)\s+the\s+(?:next|coming)|(?:the\s+)?coming)\s+" + _UNIT + _NOT_OF
+          + _NOT_AFTER, _rolling_ahead),
+    _form(r"\b(?:in|over|within|during)\s+the\s+next\s+" + _N + r"\s+" + _UNIT + "s?" + _NOT_OF
+          + _NOT_AFTER, _rolling_ahead),
     _form(r"\b" + _N + r"\s+" + _UNIT + r"s?\s+from\s+(?:now|today)\b", _ahead),
     _form(r"\bnext\s+" + _WEEKDAY + _END, _weekday_ahead),
     _form(r"\b(?:(?:in|over|within|during)\s+the\s+last|(?:the\s+)?past)\s+" + _UNIT + _NOT_OF, _rolling),
