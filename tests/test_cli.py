@@ -9,12 +9,16 @@ import argparse
 import os
 import signal
 import time
+from pathlib import Path
 
 import pytest
 
+from hippograph import commands
 from hippograph.__main__ import one_blas_thread
-from hippograph.cli import build_parser
+from hippograph.cli import build_parser, main
+from hippograph.config import Settings
 from hippograph.listening import interrupt_deferred
+from hippograph.service.memory import Memory
 
 
 def test_every_argument_of_every_command_says_what_it_is_for() -> None:
@@ -51,3 +55,27 @@ def test_the_command_keeps_numpy_on_one_blas_thread_unless_the_user_set_it(
     monkeypatch.setenv("OPENBLAS_NUM_THREADS", "2")
     one_blas_thread()
     assert os.environ["OPENBLAS_NUM_THREADS"] == "2"
+
+
+def test_the_common_options_go_before_the_command_or_after_it() -> None:
+    parser = build_parser()
+    assert parser.parse_args(["--data-dir", "/m/a", "stats"]).data_dir == Path("/m/a")
+    assert parser.parse_args(["stats", "--data-dir", "/m/b"]).data_dir == Path("/m/b")
+    assert parser.parse_args(["--data-dir", "/m/a", "stats", "--data-dir", "/m/b"]).data_dir == Path("/m/b")
+    assert not hasattr(parser.parse_args(["stats"]), "data_dir")  # the environment's, then the default
+
+
+def test_a_bad_setting_is_said_without_pydantic(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["search", "dog", "--scope", "Project Eelgrass", "--data-dir", str(tmp_path)]) == 2
+    said = capsys.readouterr().err
+    assert said.startswith("hippograph: invalid setting: scope 'Project Eelgrass' is not valid: use 'global'")
+    assert "pydantic" not in said and "validation error" not in said
+
+
+def test_search_on_the_command_line_prints_its_notes(
+    memory: Memory, settings: Settings, capsys: pytest.CaptureFixture[str]
+) -> None:
+    memory.remember("The hallway was painted navy blue in May.")
+    args = argparse.Namespace(query="Which bank does Bartholomew use?", limit=5, json=False)
+    commands._search(args, memory, settings)  # type: ignore[arg-type]  # Memory answers as SharedMemory
+    assert "note: no confident match" in capsys.readouterr().out

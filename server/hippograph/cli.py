@@ -15,6 +15,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 from hippograph import __version__
 from hippograph.commands import COMMANDS, Command
 from hippograph.config import Settings, default_data_dir
@@ -31,24 +33,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"hippograph {__version__}")
     common = argparse.ArgumentParser(add_help=False)
-    common.add_argument(
-        "--data-dir",
-        type=Path,
-        help=f"where the memory lives (env HIPPOGRAPH_DATA_DIR; default {default_data_dir()})",
-    )
-    common.add_argument(
-        "--store-url",
-        help="a PostgreSQL database that holds the memory, postgresql://user:pass@host:5432/db (env "
-        "HIPPOGRAPH_STORE_URL, better for a password; default: the data dir's own files)",
-    )
-    common.add_argument(
-        "--log-level",
-        choices=["DEBUG", "INFO", "WARNING", "ERROR"],
-        help="log to stderr from this level (env HIPPOGRAPH_LOG_LEVEL; default INFO for serve, else WARNING)",
-    )
-    common.add_argument(
-        "-v", "--verbose", action="store_true", help="log progress to stderr (as --log-level INFO)"
-    )
+    for options in (parser, common):  # before the command or after it: "--data-dir X stats"
+        _common_options(options)
     sub = parser.add_subparsers(dest="command")
     for command in COMMANDS:
         command.add_arguments(
@@ -61,6 +47,45 @@ def build_parser() -> argparse.ArgumentParser:
             )
         )
     return parser
+
+
+def _common_options(parser: argparse.ArgumentParser) -> None:
+    """The options every command takes; left out of the namespace unless given, so that one given
+    before the command is not overwritten by the command's default."""
+    parser.add_argument(
+        "--data-dir",
+        type=Path,
+        default=argparse.SUPPRESS,
+        help=f"where the memory lives (env HIPPOGRAPH_DATA_DIR; default {default_data_dir()})",
+    )
+    parser.add_argument(
+        "--store-url",
+        default=argparse.SUPPRESS,
+        help="a PostgreSQL database that holds the memory, postgresql://user:pass@host:5432/db (env "
+        "HIPPOGRAPH_STORE_URL, better for a password; default: the data dir's own files)",
+    )
+    parser.add_argument(
+        "--log-level",
+        choices=["DEBUG", "INFO", "WARNING", "ERROR"],
+        default=argparse.SUPPRESS,
+        help="log to stderr from this level (env HIPPOGRAPH_LOG_LEVEL; default INFO for serve, else WARNING)",
+    )
+    parser.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        default=argparse.SUPPRESS,
+        help="log progress to stderr (as --log-level INFO)",
+    )
+
+
+def _said(err: ValidationError) -> str:
+    """What a settings error says, each field's message once, without pydantic's wrapping."""
+    said = []
+    for error in err.errors():
+        field, message = ".".join(map(str, error["loc"])), error["msg"].removeprefix("Value error, ")
+        said.append(message if message.startswith(field) else f"{field}: {message}")
+    return "; ".join(said)
 
 
 def _settings(args: argparse.Namespace) -> Settings:
@@ -120,6 +145,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     command = _BY_NAME[args.command or _DEFAULT]
     try:
         settings = _settings(args)
+    except ValidationError as err:  # what was wrong, without pydantic's wrapping and links
+        print(f"hippograph: invalid setting: {_said(err)}", file=sys.stderr)
+        return command.exit_unusable
     except ValueError as err:
         print(f"hippograph: invalid setting: {err}", file=sys.stderr)
         return command.exit_unusable
@@ -129,7 +157,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         return command.exit_unusable
     # Every file the stores create is this user's alone (the data dir is 0700 as well).
     os.umask(0o077)
-    return command.run(args, settings, command.open_memory)
+    try:
+        code = command.run(args, settings, command.open_memory)
+        sys.stdout.flush()  # here, where a closed pipe is caught, not at exit
+        return code
+    except BrokenPipeError:  # "hippograph stats | head -3": the reader has what it wanted
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error at exit
+        return 0
 
 
 if __name__ == "__main__":

@@ -215,6 +215,8 @@ def _search(args: argparse.Namespace, memory: SharedMemory, settings: Settings) 
         print(f"{i:>2}. [{hit.id}] {hit.content}  ({hit.kind}, {hit.status}, score {hit.score:.4f})")
     if not out.results:
         print("no results")
+    for note in out.notes:  # "no confident match ...": as much a part of the answer as the hits
+        print(f"note: {note}")
     return EXIT_OK
 
 
@@ -283,6 +285,8 @@ def _forget(args: argparse.Namespace, memory: SharedMemory, settings: Settings) 
         print(forgotten.model_dump_json(indent=2))
     else:
         print(f"{forgotten.id}: {forgotten.status}" + ("" if args.purge else f" ({forgotten.content})"))
+        if forgotten.note:
+            print(f"note: {forgotten.note}")
     return EXIT_OK
 
 

@@ -180,3 +180,24 @@ def test_a_memory_moves_into_postgresql_with_two_commands(
     found = hippograph(server, models_dir, "search", "programming language preferences", "--json",
                        HIPPOGRAPH_STORE_URL=pg_url)  # fmt: skip
     assert json.loads(found.stdout)["results"]
+
+
+def test_a_reader_that_stops_early_ends_no_command_in_a_traceback(tmp_path: Path, models_dir: Path) -> None:
+    data_dir = tmp_path / "data"
+    assert hippograph(data_dir, models_dir, "import", str(FIXTURE), "--format", "mcp-memory").returncode == 0
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # "hippograph stats | head -0": nobody reads
+    try:
+        done = subprocess.run(
+            [PYTHON, "-m", "hippograph", "stats"],
+            env=server_env(data_dir, models_dir),
+            stdout=write_end,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=300,
+            check=False,
+        )
+    finally:
+        os.close(write_end)
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr and "BrokenPipe" not in done.stderr, done.stderr
