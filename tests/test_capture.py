@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from hippograph import capture
+from hippograph.service.memory import Memory
 from hippograph.text import transcripts
 
 FIXTURE = Path(__file__).parent / "data" / "capture" / "claude_code_session.jsonl"
@@ -34,3 +36,24 @@ def test_a_line_still_being_written_is_not_read() -> None:
         whole.strip(),
         '{"role": "user", "content": "yo"}',
     ]
+
+
+def test_a_line_that_is_no_json_object_is_named_not_dropped_in_silence(
+    memory: Memory, tmp_path: Path
+) -> None:
+    chat = tmp_path / "chat.jsonl"
+    chat.write_text(
+        '{"role": "user", "content": "The allotment gate code changed to the blue padlock."}\n'
+        "this line is no JSON\n"
+        '["a", "list"]\n'
+        '{"role": "assistant", "content": "Noted: the blue padlock."}\n',
+        encoding="utf-8",
+    )
+    report = capture.capture_file(memory, chat, session_id="allotment")  # type: ignore[arg-type]
+    assert (report.turns, report.stored) == (2, 2)
+    assert report.skipped == [
+        "line 2 is no JSON object: left out (a transcript holds one per line)",
+        "line 3 is no JSON object: left out (a transcript holds one per line)",
+    ]
+    again = capture.capture_file(memory, chat, session_id="allotment")  # type: ignore[arg-type]
+    assert (again.turns, again.skipped) == (0, [])  # read once, said once

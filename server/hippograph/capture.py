@@ -65,7 +65,7 @@ class CaptureReport:
     stored: int = 0
     corroborated: int = 0
     truncated: int = 0
-    skipped: list[str] = field(default_factory=list)  # one note per turn left out (a secret)
+    skipped: list[str] = field(default_factory=list)  # one note per line left out (a secret, no JSON)
 
     def summary(self) -> dict[str, int]:
         return {
@@ -99,6 +99,11 @@ def capture_file(
             read = transcripts.claude_code_turns if format == "claude-code" else transcripts.plain_turns
             turns = read(lines, start)
             report = _store(memory, turns, session_id, scope, settings)
+            report.skipped += [
+                f"line {i + 1} is no JSON object: left out (a transcript holds one per line)"
+                for i in range(start, len(lines))
+                if lines[i].strip() and transcripts.json_object(lines[i]) is None
+            ]
             _save_mark(marks / f"{key}.json", lines)
             return report
     except Timeout:

@@ -36,7 +36,7 @@ def complete_lines(raw: str) -> list[str]:
     """The file's lines, without a last line still being written (no newline yet, not JSON)."""
     lines = raw.split("\n")
     last = lines.pop()
-    if last.strip() and _record(last) is not None:
+    if last.strip() and json_object(last) is not None:
         lines.append(last)
     return lines
 
@@ -65,7 +65,7 @@ def claude_code_turns(lines: Sequence[str], start: int = 0) -> list[Turn]:
     turns: list[Turn] = []
     last_message: str | None = None
     for index in range(start, len(lines)):
-        record = _record(lines[index])
+        record = json_object(lines[index])
         if record is None or record.get("type") not in ROLES or any(record.get(k) for k in _NOT_SAID):
             continue
         message = record.get("message")
@@ -92,7 +92,7 @@ def plain_turns(lines: Sequence[str], start: int = 0) -> list[Turn]:
     """
     turns: list[Turn] = []
     for index in range(start, len(lines)):
-        record = _record(lines[index])
+        record = json_object(lines[index])
         if record is None:
             continue
         role = record.get("role")
@@ -106,7 +106,8 @@ def plain_turns(lines: Sequence[str], start: int = 0) -> list[Turn]:
     return turns
 
 
-def _record(line: str) -> dict[str, Any] | None:
+def json_object(line: str) -> dict[str, Any] | None:
+    """The JSON object a transcript line holds, or None (not JSON, or not an object)."""
     try:
         record = json.loads(line)
     except (json.JSONDecodeError, RecursionError):
