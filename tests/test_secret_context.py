@@ -227,6 +227,14 @@ def test_a_prefixed_random_token_is_found_with_its_span() -> None:
     assert _rate(lambda rng: "xyz_" + "".join(rng.choices(BASE62, k=30))) >= 0.98
 
 
+def test_a_long_random_token_after_a_short_head_and_a_slash_is_found() -> None:
+    tokens = ["v2/" + "".join(random.Random(seed).choices(BASE62, k=120)) for seed in range(DRAWS)]
+    found = [
+        [f.end - f.start for f in scan(f"deploy with {token} today")] == [len(token)] for token in tokens
+    ]
+    assert sum(found) / DRAWS >= 0.98  # standard base64 that long, "/" inside, stays data
+
+
 def test_a_dotted_token_with_a_random_body_is_found() -> None:
     def hawk(rng: random.Random) -> str:
         return "hawk." + "".join(rng.choices(BASE62, k=12)) + "." + "".join(rng.choices(BASE62, k=32))

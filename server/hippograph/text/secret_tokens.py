@@ -246,8 +246,10 @@ def bare_token_findings(text: str, skip: Callable[[int], bool]) -> Iterator[tupl
             continue
         if _PREFIXED.fullmatch(token) or _encoded_text(token):
             continue  # a prefix and a separator: prefixed_token_findings judges it
-        if len(token) >= 64 and re.search(r"[+/]", token):
-            continue  # standard base64 this long is encoded data: certificates, images, config
+        if len(token) >= 64 and re.search(r"[+/]", token[6:]):
+            # Standard base64 this long is encoded data (certificates, images, config); a "/"
+            # only after a short head is a version's or a kind's (`v2/<random>`): a token.
+            continue
         if NOT_A_VALUE.fullmatch(token) or path_like(token) or named(token):
             continue
         pieces: Sequence[str] = [p for p in re.split(r"[_.-]+", token) if p]
