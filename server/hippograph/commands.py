@@ -47,17 +47,13 @@ class Command:
     add_arguments: Callable[[argparse.ArgumentParser], None]
     run: Run
     about: str = ""  # more for its own --help, below the help line
-    # Creates a memory where there is none; any other command needs one to exist (a typo in
-    # --data-dir must not leave an empty memory behind and report it).
+    # Creates a memory where there is none (the others need one: a mistyped --data-dir is an error).
     creates: bool = False
-    # Embeds text as a rule: the model loads while the stores open. The others load it only if
-    # they turn out to need it (a reconcile after a crash), and stats takes ~1/3 less.
+    # Embeds text as a rule: the model loads while the stores open (the others only if needed).
     embeds: bool = False
-    # A server: its stores open in the background (the model with them, whatever ``embeds``
-    # says), so it answers before they are open.
+    # A server: its stores (and the model) open in the background, so it answers before they do.
     serves: bool = False
-    # Unless a flag or the environment says: a server's log is its record, while a one-shot
-    # command's output is the answer (progress is noise unless asked for).
+    # Unless a flag or the environment says: a server's log is its record; a command's, noise.
     log_level: str = "WARNING"
     # What a refusal before the start exits with (hook: 1, as 2 would block a Stop hook).
     exit_unusable: int = EXIT_UNUSABLE
