@@ -37,7 +37,11 @@ def add_resources(server: MCPServer[Any], memory: MemoryAPI, default_scope: str)
         mime_type="text/markdown",
     )
     def context_resource() -> str:
-        return memory.recall(CONTEXT_QUERY, scope=default_scope).narrative or "_Memory is empty._"
+        return _context()
+
+    def _context(scope: str | None = None) -> str:
+        narrative = memory.recall(CONTEXT_QUERY, scope=scope or default_scope).narrative
+        return narrative or "_Memory is empty._"
 
     @server.resource(
         "memory://context{?scope}",
@@ -49,8 +53,7 @@ def add_resources(server: MCPServer[Any], memory: MemoryAPI, default_scope: str)
     )
     def context_of_scope(scope: str | None = None) -> str:
         with _as_resource_errors():
-            narrative = memory.recall(CONTEXT_QUERY, scope=scope or default_scope).narrative
-            return narrative or "_Memory is empty._"
+            return _context(scope)
 
     @server.resource(
         "memory://context/{query}{?scope}",

@@ -13,6 +13,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
+from functools import partial
 
 from hippograph.domain.errors import InvalidInput
 
@@ -169,30 +170,24 @@ def _calendar(match: re.Match[str], now: datetime) -> _Span:
     return _period(unit, _back(now, _WHICH[match["which"].lower()], unit))
 
 
-def _ahead(match: re.Match[str], now: datetime) -> _Span:
-    # "in 3 weeks", "two days from now": the period that holds that moment.
+def _ago(match: re.Match[str], now: datetime, back: int = 1) -> _Span:
+    # "3 weeks ago" (back 1), "two days from now" (back -1): the period that holds that moment.
     unit = match["unit"].lower()
-    return _period(unit, _back(now, -_number(match), unit))
+    return _period(unit, _back(now, back * _number(match), unit))
 
 
-def _rolling_ahead(match: re.Match[str], now: datetime) -> _Span:
-    # "in the next 3 days", "the coming week": from the start of today through that many ahead.
-    unit, n = match["unit"].lower(), _number(match) if match.groupdict().get("n") else 1
-    grain = "hour" if unit == "hour" else "day"
-    return _Span(_period(grain, now).start, _period(grain, _back(now, -n, unit)).end)
-
-
-def _ago(match: re.Match[str], now: datetime) -> _Span:
-    unit = match["unit"].lower()
-    return _period(unit, _back(now, _number(match), unit))
-
-
-def _rolling(match: re.Match[str], now: datetime) -> _Span:
-    # "In the last 3 days" runs from the start of the day 3 days back through the end of today:
+def _rolling(match: re.Match[str], now: datetime, back: int = 1) -> _Span:
+    # "In the last 3 days" runs from the start of the day 3 days back through the end of today;
+    # "in the next 3 days" (back -1) from the start of today through the end of the third ahead:
     # whole days, because many event times are dates without a time of day.
     unit, n = match["unit"].lower(), _number(match) if match.groupdict().get("n") else 1
     grain = "hour" if unit == "hour" else "day"
-    return _Span(_period(grain, _back(now, n, unit)).start, _period(grain, now).end)
+    moved, today = _period(grain, _back(now, back * n, unit)), _period(grain, now)
+    return _Span(moved.start, today.end) if back > 0 else _Span(today.start, moved.end)
+
+
+_ahead = partial(_ago, back=-1)
+_rolling_ahead = partial(_rolling, back=-1)
 
 
 _Reader = Callable[[re.Match[str], datetime], _Span]
