@@ -13,11 +13,13 @@ from __future__ import annotations
 
 import weakref
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from hippograph.domain.errors import GraphCacheFull
 from hippograph.store import kuzu_session
+from hippograph.store.graph_copy import POOL_FULL
 from hippograph.store.kuzu_session import KuzuSession
 
 _POOL = 32 << 20  # the smallest graph page cache (at HIPPOGRAPH_MEMORY_BUDGET_BYTES' minimum)
@@ -193,5 +195,52 @@ def test_a_reopen_leaves_no_statement_of_the_closed_graph_alive(
         create = "UNWIND range(1, 2000) AS i CREATE (:Note {id: CAST(i AS STRING), body: $b})"
         session.run(create, {"b": "x" * 200})  # a log past its share: a checkpoint, which fails
         assert alive == [False]
+    finally:
+        session.close()
+
+
+class _FullOnce:
+    """A connection whose next ``failing`` executions of a prepared statement find the pool full."""
+
+    def __init__(self, conn: Any, failing: int) -> None:
+        self._conn, self.failing, self.sent = conn, failing, 0
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._conn, name)
+
+    def execute(self, statement: Any, *params: Any) -> Any:
+        if not isinstance(statement, str):
+            self.sent += 1
+            if self.failing:
+                self.failing -= 1
+                raise RuntimeError(f"Buffer manager exception: Unable to allocate memory! The {POOL_FULL}!")
+        return self._conn.execute(statement, *params)
+
+
+def test_a_statement_the_full_pool_failed_outside_a_transaction_is_sent_again_once(tmp_path: Path) -> None:
+    """After the graph was reopened to checkpoint in a larger pool, the first keyed read failed
+    so once (64 MiB budget, the 5k-fact perf store, remember #80 of the bench's; 2026-12-02) and
+    the remember that read failed with it; sent again, the read passed. It changed nothing, and
+    a write outside a transaction was undone whole: either is sent once more, after room is made."""
+    session = KuzuSession(tmp_path / "graph.kuzu", max_db_size=1 << 32, buffer_pool_bytes=_POOL)
+    read = "UNWIND $ids AS x MATCH (n:Note {id: x}) RETURN n.id AS id"
+    try:
+        session.execute("CREATE NODE TABLE Note(id STRING, PRIMARY KEY(id))")
+        session.run("UNWIND ['a', 'b'] AS i CREATE (:Note {id: i})")
+        session._conn = flaky = _FullOnce(session._conn, failing=1)
+        assert session.run(read, {"ids": ["a", "b"]}) == [{"id": "a"}, {"id": "b"}]
+        assert flaky.sent == 2
+        session._conn = flaky = _FullOnce(session._conn, failing=1)
+        session.run("CREATE (:Note {id: $id})", {"id": "c"})
+        assert flaky.sent == 2 and session.run(read, {"ids": ["c"]}) == [{"id": "c"}]
+
+        session._conn = flaky = _FullOnce(session._conn, failing=2)  # twice: the caller is told
+        with pytest.raises(GraphCacheFull, match="send the call again"):
+            session.run(read, {"ids": ["a"]})
+        assert flaky.sent == 2
+        session._conn = flaky = _FullOnce(session._conn, failing=1)  # in a transaction: its caller's
+        with pytest.raises(GraphCacheFull), session.transaction():
+            session.run("CREATE (:Note {id: $id})", {"id": "d"})
+        assert flaky.sent == 1 and session.run(read, {"ids": ["d"]}) == []
     finally:
         session.close()

@@ -280,11 +280,16 @@ class KuzuSession:
     def _failed(self, err: RuntimeError) -> StoreError:
         """``err`` as a caller's error, after freeing what a full pool needs freed (a checkpoint
         outside a transaction: the failed one has been rolled back)."""
+        made = False
         if (POOL_FULL in str(err) or _STORAGE_FAILED in str(err)) and self._hooks is None:
             _forget_frames(err)
             with suppress(RuntimeError, StoreError):
                 self._checkpoint_or_reopen()
-        return _engine_failure(err, self._buffer_pool_bytes)
+                made = True
+        failure = _engine_failure(err, self._buffer_pool_bytes)
+        if isinstance(failure, GraphCacheFull):
+            failure.room_made = made
+        return failure
 
     def rebuild(self) -> None:
         """Write the database afresh from its contents and swap it in, so that nothing deleted or
@@ -329,22 +334,37 @@ class KuzuSession:
             if published and self._hooks is None and _WRITES.search(query):
                 self._before_commit()
             try:
-                prepared = self._prepared.get(query)
-                if prepared is None:
-                    prepared = self._prepared[query] = self._conn.prepare(query)
-                result = one_result(self._conn.execute(prepared, params))
-                columns = result.get_column_names()
-                rows = [dict(zip(columns, row, strict=True)) for row in result.get_all()]
-                result.close()
-            except RuntimeError as err:
-                prepared = result = None  # see below
-                raise self._failed(err) from err
-            # A reopen (``_settle``, ``_failed``) closes the database, which ladybug frees only
-            # once no statement of it is referenced: one kept here outlived the close and was
-            # freed after the new database had opened the same file.
-            prepared = result = None
+                rows = self._rows(query, params)
+            except GraphCacheFull as full:
+                # Outside a transaction the statement was undone whole and room has been made
+                # (``_failed``): it is sent once more. The first keyed read after the graph was
+                # reopened to checkpoint in a larger pool failed so once (a 64 MiB budget, 5k
+                # facts, 2026-12-02), and its caller's remember with it; sent again, it passed.
+                if self._hooks is not None or not full.room_made:
+                    raise
+                _forget_frames(full)
+                rows = self._rows(query, params)
             if self._hooks is None and _WRITES.search(query):
                 self._settle()
+        return rows
+
+    def _rows(self, query: str, params: dict[str, Any]) -> list[dict[str, Any]]:
+        """One statement's rows (under ``lock``), failures as the caller's errors (``_failed``)."""
+        try:
+            prepared = self._prepared.get(query)
+            if prepared is None:
+                prepared = self._prepared[query] = self._conn.prepare(query)
+            result = one_result(self._conn.execute(prepared, params))
+            columns = result.get_column_names()
+            rows = [dict(zip(columns, row, strict=True)) for row in result.get_all()]
+            result.close()
+        except RuntimeError as err:
+            prepared = result = None  # see below
+            raise self._failed(err) from err
+        # A reopen (``_settle``, ``_failed``) closes the database, which ladybug frees only
+        # once no statement of it is referenced: one kept here outlived the close and was
+        # freed after the new database had opened the same file.
+        prepared = result = None
         return rows
 
     def execute(self, statement: str) -> None:
