@@ -7,6 +7,7 @@ import gc
 import os
 import re
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -82,6 +83,27 @@ def test_the_pages_go_back_once_on_the_second_tick_after_a_call_is_answered(
     # The calls' code comes back as they run: nothing else changes.
     hits = memory.call("search", {"query": "where is the spare router"}).results
     assert hits and "hall cupboard" in hits[0].content
+
+
+def test_a_server_hands_the_pages_back_before_and_after_loading_what_writes_use(
+    memory: Memory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    asked: list[bool] = []  # whether the recogniser had loaded at each hand-back
+    recogniser = memory.stores.names._recogniser
+    assert recogniser is not None
+    monkeypatch.setattr(memory_module, "release_library_pages", lambda: asked.append(recogniser.loaded) or 0)
+    memory.call("search", {"query": "where is the spare router"})
+    assert asked == []  # a memory no server started loads nothing after a call
+
+    memory.start_background()
+    memory.call("search", {"query": "where is the spare router"})
+    deadline = time.monotonic() + 60
+    while len(asked) < 2 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    memory.call("search", {"query": "where is the spare router"})
+    time.sleep(0.2)
+    assert len(asked) == 2 and asked[1]  # before and after the load, once: after the first call only
+    assert memory.call("remember", {"content": "Noor keeps the spare router in the hall cupboard."}).id
 
 
 def test_the_pages_go_back_after_the_background_job_finds_topics_again(

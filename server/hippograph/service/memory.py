@@ -292,10 +292,18 @@ class Memory(MemoryAPI):
             # Only writes use the recogniser and the larger secret rule sets (~1 s each, holding
             # the GIL): a server loads them after its first call, not beside it, which keeps them
             # out of a cold start's first answer; a write that comes first loads them itself.
-            # Again: nothing. A command (search, a hook) never loads them for nothing.
+            # A command (search, a hook) never loads them for nothing.
             if self._warm_names:
-                self.stores.names.start()
-                screening.start()
+                self._warm_names = False
+                threading.Thread(target=self._load_for_writes, name="hippograph-warm", daemon=True).start()
+
+    def _load_for_writes(self) -> None:
+        """Load what writes use, handing back the library pages read until then (``code_pages``)
+        before and after: a server's peak RSS is reached while it starts, not later."""
+        release_library_pages()
+        self.stores.names.load()
+        screening.load()
+        release_library_pages()
 
     def _repair_index_soon(self) -> None:
         """Rebuild damaged vector tables in the background (once at a time); calls meanwhile fail

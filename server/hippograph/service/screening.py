@@ -43,10 +43,11 @@ def start() -> None:
     first write that is screened does not wait for them."""
     if not _STARTED.is_set():
         _STARTED.set()
-        threading.Thread(target=_read_rules, name="hippograph-secret-rules", daemon=True).start()
+        threading.Thread(target=load, name="hippograph-secret-rules", daemon=True).start()
 
 
-def _read_rules() -> None:
+def load() -> None:
+    """Read the larger rule sets now, if no one has (they are read once)."""
     secret_rules_yaml.rules()
     release_free_memory()  # what parsing the YAML took and freed (~15 MB with the recogniser's)
 

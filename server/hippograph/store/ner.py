@@ -129,6 +129,11 @@ class Recogniser:
             self._started = True
         threading.Thread(target=self._load, name="hippograph-ner-load", daemon=True).start()
 
+    def load(self) -> None:
+        """Load now, or wait for the load under way (again: nothing)."""
+        self.start()
+        self._ready.wait()
+
     def _load(self) -> None:
         try:
             self._nlp = _import_spacy().load(model_dir(), exclude=_UNUSED_PIPES)
@@ -185,6 +190,10 @@ class NameFinder:
     def start(self) -> None:
         if self._recogniser is not None:
             self._recogniser.start()
+
+    def load(self) -> None:
+        if self._recogniser is not None:
+            self._recogniser.load()
 
     def find(self, text: str) -> list[Name]:
         return self.find_many([text])[0]
