@@ -79,6 +79,36 @@ def test_a_checkpoint_comes_when_the_log_grows_not_when_reads_fill_the_pool(
         session.close()
 
 
+def test_a_checkpoint_comes_when_the_values_set_since_the_last_would_hold_a_share_of_the_pool(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ladybug keeps each column a transaction SETs as a vector of its own until a checkpoint
+    (~29 KB for one value): counting a remember's mentions, a server held ~0.45 MB a remember
+    outside the pool, 65-80 MB before the log's share called a checkpoint."""
+    session = KuzuSession(tmp_path / "graph.kuzu", max_db_size=1 << 32, buffer_pool_bytes=_POOL)
+    checkpoints: list[int] = []
+    checkpoint = KuzuSession.checkpoint
+    monkeypatch.setattr(KuzuSession, "checkpoint", lambda s: (checkpoints.append(_wal(s)), checkpoint(s)))
+    per_share = _POOL // kuzu_session._UPDATE_SHARE // (2 * kuzu_session._SET_COLUMN_BYTES)
+    try:
+        session.execute("CREATE NODE TABLE Entity(id STRING, n INT64, at INT64, PRIMARY KEY(id))")
+        session.run("UNWIND range(1, 50) AS i CREATE (:Entity {id: CAST(i AS STRING), n: 0, at: 0})")
+        session.checkpoint()
+        checkpoints.clear()
+        count = "MATCH (e:Entity {id: $id}) SET e.n = e.n + 1, e.at = $at"
+        for i in range(per_share):
+            with session.transaction():
+                session.run(count, {"id": str(i % 50 + 1), "at": i})
+        assert checkpoints == []  # two columns a transaction: the share is not passed yet
+        with session.transaction():
+            session.run(count, {"id": "1", "at": -1})
+        # The log is under its share: the values set called the checkpoint.
+        assert len(checkpoints) == 1 and checkpoints[0] <= _POOL // kuzu_session._WAL_SHARE
+        assert session.run("MATCH (e:Entity) RETURN sum(e.n) AS n") == [{"n": per_share + 1}]
+    finally:
+        session.close()
+
+
 def test_a_checkpoint_too_big_for_the_pool_is_done_by_reopening_and_no_write_fails(tmp_path: Path) -> None:
     """The backward edges into a table of few nodes (ABOUT into entities, HAS_TAG into tags) sit
     in one node group, and a checkpoint may rewrite it whole: at 1M facts about 592 entities a

@@ -289,20 +289,15 @@ class Memory(MemoryAPI):
             self._repair_index_soon()
             raise
         finally:
-            # Only writes use the recogniser and the larger secret rule sets (~1 s each, holding
-            # the GIL): a server loads them after its first call, not beside it, which keeps them
-            # out of a cold start's first answer; a write that comes first loads them itself.
-            # A command (search, a hook) never loads them for nothing.
-            if self._warm_names:
+            if self._warm_names:  # a server's first call (a command never loads them for a read)
                 self._warm_names = False
                 threading.Thread(target=self._load_for_writes, name="hippograph-warm", daemon=True).start()
 
     def _load_for_writes(self) -> None:
-        """Load what writes use, handing back the library pages read until then (``code_pages``)
-        before and after: a server's peak RSS is reached while it starts, not later."""
+        """What only writes use, between hand-backs of the library pages read (the peak RSS)."""
         release_library_pages()
-        self.stores.names.load()
-        screening.load()
+        self.stores.names.load()  # the recogniser: ~1 s holding the GIL, after the first answer
+        screening.load()  # the larger secret rule sets
         release_library_pages()
 
     def _repair_index_soon(self) -> None:

@@ -21,6 +21,7 @@ from typing import Any
 import ladybug
 
 from hippograph.domain.errors import GraphCacheFull, InternalError, StoreError
+from hippograph.store import kuzu_statements as statements
 from hippograph.store.graph_copy import POOL_FULL, copy_graph, discard, side_files, table_rows, tables
 from hippograph.store.kuzu_columns import ColumnTypes
 from hippograph.store.kuzu_files import REPLAY_DOUBLINGS, checkpoint_closed, one_result, open_database
@@ -38,6 +39,8 @@ _MOST_GROWTH = 8  # the most the page cache grows for writes it cannot hold (see
 _KEYED_ROWS = 16
 # A checkpoint once the WAL holds this fraction of the buffer pool (see KuzuSession._settle).
 _WAL_SHARE = 192
+_UPDATE_SHARE = 4  # ... or the columns SET since the last one hold this fraction of it:
+_SET_COLUMN_BYTES = 24 << 10  # what one column a statement SETs holds until a checkpoint
 _STORAGE_FAILED = "Storage exception:"  # what ladybug prefixes its storage layer's errors with
 
 # What a write leaves to do once it is committed (e.g. update the read model).
@@ -131,6 +134,7 @@ class KuzuSession:
         self._hooks: list[CommitHook] | None = None
         # A statement a thread wants committed with its next transaction (see ``commit_with``).
         self._riders: dict[int, tuple[str, dict[str, Any]]] = {}
+        self._unsaved_updates = 0  # bytes the values SET since the last checkpoint hold (estimated)
         self.reopened = 0  # times a checkpoint too big for the pool was done by reopening
         self.grown = 0  # times one write too big for the pool doubled it (``_make_room``)
         if self._wal_bytes():  # a killed process's log, replayed into the pool by the open and
@@ -162,6 +166,7 @@ class KuzuSession:
             if self._hooks is not None:
                 raise InternalError("the graph cannot be checkpointed inside a transaction")
             self._conn.execute("CHECKPOINT")
+            self._unsaved_updates = 0
         release_free_memory()  # what the unsaved changes held, back to the system
 
     def _wal_bytes(self) -> int:
@@ -172,21 +177,27 @@ class KuzuSession:
             return 0
 
     def _settle(self) -> None:
-        """After a commit: checkpoint once the write-ahead log holds 1/_WAL_SHARE of the pool.
+        """After a commit: checkpoint once the write-ahead log holds 1/_WAL_SHARE of the pool, or
+        the columns SET since the last checkpoint would hold 1/_UPDATE_SHARE of it.
 
         Kùzu holds every page a commit changed in its buffer pool, unevictable, until a
         checkpoint writes it into the file, and checkpoints by itself only once the WAL passes
         16 MB. A remember pins ~30 KB of pool for ~1.3 KB of WAL, so the default 128 MiB pool
-        filled after about 4,000 remembers and every statement after failed (issue 22). Beside
-        the pool, the same unsaved changes hold about three times as much memory of their own
-        (RSS grew ~110 KB a remember between checkpoints, and fell back at one). A WAL of 1/192
-        of the pool (341 KB at 64 MiB, ~260 remembers) bounds the pinned pages to about an eighth
-        of it, leaving room for reads, the next transaction and the checkpoint's own work.
+        filled after about 4,000 remembers and every statement after failed (issue 22). A WAL of
+        1/192 of the pool (341 KB at 64 MiB, ~260 remembers) bounds the pinned pages to about an
+        eighth of it, leaving room for reads, the next transaction and the checkpoint's own work.
+        (A rule on the pool's use counted cached pages, which Kùzu evicts at will: at 100k facts
+        it checkpointed every ~8 remembers, remember p95 640 ms; see the git log.)
 
-        (A rule on the pool's use instead counted cached pages, which Kùzu evicts at will: at 100k
-        facts it checkpointed every ~8 remembers, remember p95 640 ms; see the git log.)
-        """
-        if self._wal_bytes() <= self._buffer_pool_bytes // _WAL_SHARE:
+        Outside the pool, ladybug 0.22 keeps each column a transaction SETs as a vector of its
+        own until a checkpoint: 20-30 KB however few rows (one ``SET e.n = e.n + 1`` a
+        transaction: 98 MB after 3,000; 4.8 MB with a checkpoint every 100). Remembers (mentions
+        counted, states changed) held ~0.45 MB each at 5k facts, 65-80 MB until the WAL's rule
+        called a checkpoint. The SETs are counted per statement run (``_SET_COLUMN_BYTES``)."""
+        if (
+            self._wal_bytes() <= self._buffer_pool_bytes // _WAL_SHARE
+            and self._unsaved_updates <= self._buffer_pool_bytes // _UPDATE_SHARE
+        ):
             return
         try:
             self._checkpoint_or_reopen()
@@ -251,6 +262,7 @@ class KuzuSession:
                 checkpoint_closed(self.path, self._buffer_pool_bytes, self._max_db_size, REPLAY_DOUBLINGS)
             self._db = self._open(self.path)
             self._conn = ladybug.Connection(self._db)
+            self._unsaved_updates = 0  # closed and checkpointed (by the open, else here)
 
     def _make_room(self) -> bool:
         """After a write the pool could not hold: checkpoint what it held for earlier commits; if
@@ -355,6 +367,7 @@ class KuzuSession:
             if prepared is None:
                 prepared = self._prepared[query] = self._conn.prepare(query)
             result = one_result(self._conn.execute(prepared, params))
+            self._unsaved_updates += statements.columns_set(query) * _SET_COLUMN_BYTES
             columns = result.get_column_names()
             rows = [dict(zip(columns, row, strict=True)) for row in result.get_all()]
             result.close()
@@ -470,38 +483,15 @@ class KuzuSession:
         """Run ``clause`` once per row, with each row's ``columns`` of ``table`` bound as ``v_<column>``.
 
         ``ends`` are the nodes to find first, as (pattern, key property, row field): ``("a:Fact",
-        "id", "src")`` matches ``(a:Fact {id: <row's src>})``, each in a MATCH of its own by a
-        plain variable (else kuzu 0.11.3 planned a cross product: 256 edges took 10 s at 100k).
-        """
+        "id", "src")`` matches ``(a:Fact {id: <row's src>})`` (``kuzu_statements``)."""
         with self.lock:
             if len(rows) == 1 or (self.in_transaction and len(rows) <= _KEYED_ROWS):
                 # A few rows (the single-fact path): ends keyed by parameters are primary-key
                 # lookups (~0.3 ms); found through the UNWIND row, each end costs a scan of its
                 # table (~10 ms at 100k facts). One statement per row, so only inside a
                 # transaction (or for one row), which keeps the rows all-or-nothing.
-                matches = " ".join(
-                    f"MATCH ({pattern} {{{key}: $end{i}}})" for i, (pattern, key, _) in enumerate(ends)
-                )
-                found = [pattern.split(":")[0] for pattern, _, _ in ends]
-                cast = self.types.cast
-                values = [*found, *(f"{cast(table, column)} AS v_{column}" for column in columns)]
-                if columns:
-                    query = f"{matches} UNWIND $rows AS r WITH {', '.join(values)} {clause}"
-                else:
-                    query = f"{matches} {clause}"
+                query = statements.keyed(ends, table, columns, clause, self.types.cast)
                 for row in rows:
-                    params: dict[str, Any] = {f"end{i}": row[field] for i, (_, _, field) in enumerate(ends)}
-                    if columns:
-                        params["rows"] = [{c: row[c] for c in columns}]
-                    self.run(query, params)
+                    self.run(query, statements.keyed_params(row, ends, columns))
                 return
-        fields = [*(field for _, _, field in ends), *columns]
-        values = [f"r.{field} AS v_{field}" for _, _, field in ends]
-        values += [f"{self.types.cast(table, column)} AS v_{column}" for column in columns]
-        query = f"UNWIND $rows AS r WITH {', '.join(values)}"
-        for i, (pattern, key, field) in enumerate(ends):
-            if i:
-                found = [end.split(":")[0] for end, _, _ in ends[:i]]
-                query += f" WITH {', '.join([*found, *(f'v_{f}' for f in fields[i:])])}"
-            query += f" MATCH ({pattern} {{{key}: v_{field}}})"
-        self.run(f"{query} {clause}", {"rows": rows})
+        self.run(statements.unwound(ends, table, columns, clause, self.types.cast), {"rows": rows})
