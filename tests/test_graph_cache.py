@@ -11,16 +11,23 @@ log left unreplayed by a process that died, are slow and live in tests/e2e/test_
 
 from __future__ import annotations
 
+import dataclasses
 import weakref
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from hippograph.domain.errors import GraphCacheFull
+from hippograph.domain.models import Fact, FactStatus
 from hippograph.store import kuzu_session
+from hippograph.store.fact_cache import FactCache
+from hippograph.store.graph import KuzuGraphStore
 from hippograph.store.graph_copy import POOL_FULL
 from hippograph.store.kuzu_session import KuzuSession
+from hippograph.store.rows import FACT_STATE_COLUMNS
+from testkit.facts import make_fact
 
 _POOL = 32 << 20  # the smallest graph page cache (at HIPPOGRAPH_MEMORY_BUDGET_BYTES' minimum)
 
@@ -274,3 +281,44 @@ def test_a_statement_the_full_pool_failed_outside_a_transaction_is_sent_again_on
         assert flaky.sent == 1 and session.run(read, {"ids": ["d"]}) == []
     finally:
         session.close()
+
+
+def test_a_state_change_sets_only_the_fields_that_changed_and_reads_back_whole(tmp_path: Path) -> None:
+    """What a transaction SETs stays in the engine's memory until a checkpoint, column by column:
+    a superseded fact changes 3 of its 16 lifecycle fields, so 3 are set. A fact the cache does not
+    hold, or whose state the open transaction set already, is set whole: the cache holds the
+    committed version only, and "unchanged from it" may not be unchanged from the first SET."""
+    at = datetime(2026, 2, 1, 9, 30, tzinfo=UTC)
+    graph = KuzuGraphStore(tmp_path / "graph.kuzu", max_db_size=1 << 32)
+    session = graph._session
+    facts = [make_fact(f"Box {i} holds pans", id=f"f_{i:016x}", at=at) for i in range(3)]
+    try:
+        graph.insert_facts(facts)
+        graph.checkpoint()
+
+        def set_columns(*states: Fact) -> int:
+            before = session._unsaved_updates
+            with graph.transaction():
+                for state in states:
+                    graph.update_fact_states([state])
+            return (session._unsaved_updates - before) // kuzu_session._SET_COLUMN_BYTES
+
+        superseded = dataclasses.replace(
+            facts[0], status=FactStatus.SUPERSEDED, status_reason="superseded by f_9", valid_until=at
+        )
+        assert set_columns(superseded) == 3
+        graph._facts = FactCache(1 << 20)  # the cache holds nothing: all of them
+        every = len(FACT_STATE_COLUMNS)
+        assert set_columns(dataclasses.replace(facts[1], status=FactStatus.CONFIRMED)) == every
+        # Set twice in one transaction, back to where it was: the second time whole.
+        graph._facts.put([facts[2]])
+        confirmed = dataclasses.replace(facts[2], status=FactStatus.CONFIRMED, confidence=0.9)
+        assert set_columns(confirmed, dataclasses.replace(facts[2], confidence=0.95)) == 2 + every
+        graph.close()
+        graph = KuzuGraphStore(tmp_path / "graph.kuzu", max_db_size=1 << 32)  # read from the file
+        stored = graph.get_facts([f.id for f in facts])
+        assert stored[facts[0].id] == superseded
+        assert stored[facts[1].id].status is FactStatus.CONFIRMED
+        assert stored[facts[2].id] == dataclasses.replace(facts[2], confidence=0.95)
+    finally:
+        graph.close()

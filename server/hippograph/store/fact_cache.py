@@ -57,6 +57,14 @@ class FactCache:
                 _, (_, size) = self._facts.popitem(last=False)
                 self._bytes -= size
 
+    def discard(self, ids: Iterable[str]) -> None:
+        """Hold none of ``ids`` (being written: their committed versions come back on commit)."""
+        with self._lock:
+            for fid in ids:
+                held = self._facts.pop(fid, None)
+                if held is not None:
+                    self._bytes -= held[1]
+
     def held_bytes(self) -> tuple[int, int]:
         """(facts held, their estimated bytes)."""
         with self._lock:

@@ -37,12 +37,11 @@ from hippograph.store.receipts import Receipts
 from hippograph.store.rows import (
     ENTITY_COLUMNS,
     FACT_COLUMNS,
-    FACT_STATE_COLUMNS,
+    changed_states,
     entity_from_row,
     entity_params,
     fact_from_row,
     fact_params,
-    fact_state_params,
     to_db_time,
 )
 from hippograph.store.seam import COMPACT_BYTES, COMPACT_FACTS, FactLink, Relation
@@ -204,13 +203,16 @@ class KuzuGraphStore:
         self.update_fact_states([fact])
 
     def update_fact_states(self, facts: Sequence[Fact]) -> None:
-        """Write back the lifecycle fields; content and identity never change in place."""
+        """Write back the lifecycle fields the cached committed versions lack (``changed_states``)."""
         if not facts:
             return
         facts = list(facts)
-        rows = [fact_state_params(f) for f in facts]
-        sets = ", ".join(f"f.{c} = v_{c}" for c in FACT_STATE_COLUMNS)
-        self._session.for_each(rows, [("f:Fact", "id", "id")], "Fact", FACT_STATE_COLUMNS, f"SET {sets}")
+        held = self._facts.get(f.id for f in facts)
+        if self._session.in_transaction:  # out until it commits: a second SET in it writes all
+            self._facts.discard(f.id for f in facts)
+        for columns, rows in changed_states(facts, held).items():
+            sets = ", ".join(f"f.{c} = v_{c}" for c in columns)
+            self._session.for_each(rows, [("f:Fact", "id", "id")], "Fact", columns, f"SET {sets}")
 
         def apply() -> None:
             for fact in facts:

@@ -189,11 +189,11 @@ class KuzuSession:
         (A rule on the pool's use counted cached pages, which Kùzu evicts at will: at 100k facts
         it checkpointed every ~8 remembers, remember p95 640 ms; see the git log.)
 
-        Outside the pool, ladybug 0.22 keeps each column a transaction SETs as a vector of its
-        own until a checkpoint: 20-30 KB however few rows (one ``SET e.n = e.n + 1`` a
-        transaction: 98 MB after 3,000; 4.8 MB with a checkpoint every 100). Remembers (mentions
-        counted, states changed) held ~0.45 MB each at 5k facts, 65-80 MB until the WAL's rule
-        called a checkpoint. The SETs are counted per statement run (``_SET_COLUMN_BYTES``)."""
+        Outside the pool, ladybug 0.22 keeps what commits wrote until a checkpoint: ~30 MB for
+        the first writes after one, ~0.2 MB a remember after that (5k facts), and each column a
+        transaction SETs as a vector of its own, 20-30 KB however few rows (one ``SET e.n =
+        e.n + 1`` a transaction: 98 MB after 3,000; 4.8 MB with a checkpoint every 100). The
+        SETs are counted per statement run (``_SET_COLUMN_BYTES``), the rest is the WAL's."""
         if (
             self._wal_bytes() <= self._buffer_pool_bytes // _WAL_SHARE
             and self._unsaved_updates <= self._buffer_pool_bytes // _UPDATE_SHARE

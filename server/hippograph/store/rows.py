@@ -102,6 +102,24 @@ def fact_state_params(fact: Fact) -> dict[str, Any]:
     return {k: v for k, v in fact_params(fact).items() if k in (*FACT_STATE_COLUMNS, "id")}
 
 
+def changed_states(
+    facts: Sequence[Fact], held: Mapping[str, Fact]
+) -> dict[tuple[str, ...], list[dict[str, Any]]]:
+    """The id and lifecycle fields of each of ``facts`` that differ from ``held``'s version of it
+    (all of them, if it holds none), grouped by which fields: a fact's changed fields are what a
+    SET must write (content and identity never change in place). Each column set stays in
+    ladybug's memory until a checkpoint (``KuzuSession._settle``); a superseded fact changes 3
+    of the 16."""
+    changes: dict[tuple[str, ...], list[dict[str, Any]]] = {}
+    for fact in facts:
+        row = fact_state_params(fact)
+        before = fact_state_params(held[fact.id]) if fact.id in held else {}
+        changed = tuple(c for c in FACT_STATE_COLUMNS if c not in before or before[c] != row[c])
+        if changed:
+            changes.setdefault(changed, []).append({k: row[k] for k in ("id", *changed)})
+    return changes
+
+
 def fact_from_row(row: Mapping[str, Any]) -> Fact:
     return Fact(
         id=row["id"],
