@@ -74,15 +74,20 @@ def peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
 
 
+_VM_FIELDS = {"VmRSS": "now", "VmHWM": "peak", "RssAnon": "anon", "RssFile": "files"}
+
+
 def vm_status(pid: int | None) -> dict[str, float] | None:
-    """Current and peak resident set of a process, MB (VmRSS, VmHWM)."""
+    """Current and peak resident set of a process, MB (VmRSS, VmHWM), and what is resident now of
+    its anonymous memory and of files it maps (its libraries' code, mostly)."""
     if pid is None:
         return None
     out: dict[str, float] = {}
     try:
         for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith(("VmRSS:", "VmHWM:")):
-                out["now" if line.startswith("VmRSS") else "peak"] = round(int(line.split()[1]) / 1024.0, 1)
+            name = line.split(":", 1)[0]
+            if name in _VM_FIELDS:
+                out[_VM_FIELDS[name]] = round(int(line.split()[1]) / 1024.0, 1)
     except OSError:
         return None
     return out

@@ -47,7 +47,8 @@ def notes_for(results: list[dict[str, Any]], peers: dict[str, Any] | None, meta:
         rss = get(r, "mcp.server_rss_mb") or {}
         if rss:
             steps = ", ".join(
-                f"{step.replace('_', ' ')} {v.get('now')} MB (peak {v.get('peak')})"
+                f"{step.replace('_', ' ')} {v.get('now')} MB (peak {v.get('peak')}; "
+                f"anonymous {v.get('anon')}, files {v.get('files')})"
                 for step, v in rss.items()
                 if v
             )
