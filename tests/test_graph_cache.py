@@ -237,10 +237,11 @@ def test_a_reopen_leaves_no_statement_of_the_closed_graph_alive(
 
 
 class _FullOnce:
-    """A connection whose next ``failing`` executions of a prepared statement find the pool full."""
+    """A connection whose executions of prepared statements find the pool full ``failing``
+    times, after ``skip`` of them pass."""
 
-    def __init__(self, conn: Any, failing: int) -> None:
-        self._conn, self.failing, self.sent = conn, failing, 0
+    def __init__(self, conn: Any, failing: int, skip: int = 0) -> None:
+        self._conn, self.failing, self.skip, self.sent = conn, failing, skip, 0
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._conn, name)
@@ -248,17 +249,18 @@ class _FullOnce:
     def execute(self, statement: Any, *params: Any) -> Any:
         if not isinstance(statement, str):
             self.sent += 1
-            if self.failing:
+            if self.sent > self.skip and self.failing:
                 self.failing -= 1
                 raise RuntimeError(f"Buffer manager exception: Unable to allocate memory! The {POOL_FULL}!")
         return self._conn.execute(statement, *params)
 
 
-def test_a_statement_the_full_pool_failed_outside_a_transaction_is_sent_again_once(tmp_path: Path) -> None:
+def test_a_read_the_full_pool_failed_outside_a_transaction_is_sent_again_once(tmp_path: Path) -> None:
     """After the graph was reopened to checkpoint in a larger pool, the first keyed read failed
     so once (64 MiB budget, the 5k-fact perf store, remember #80 of the bench's; 2026-12-02) and
-    the remember that read failed with it; sent again, the read passed. It changed nothing, and
-    a write outside a transaction was undone whole: either is sent once more, after room is made."""
+    the remember that read failed with it; sent again, the read passed. A read changes nothing;
+    a write is its caller's to send again (one large enough for the engine's own checkpoint at
+    commit may have been stored before it failed)."""
     session = KuzuSession(tmp_path / "graph.kuzu", max_db_size=1 << 32, buffer_pool_bytes=_POOL)
     read = "UNWIND $ids AS x MATCH (n:Note {id: x}) RETURN n.id AS id"
     try:
@@ -267,18 +269,43 @@ def test_a_statement_the_full_pool_failed_outside_a_transaction_is_sent_again_on
         session._conn = flaky = _FullOnce(session._conn, failing=1)
         assert session.run(read, {"ids": ["a", "b"]}) == [{"id": "a"}, {"id": "b"}]
         assert flaky.sent == 2
-        session._conn = flaky = _FullOnce(session._conn, failing=1)
-        session.run("CREATE (:Note {id: $id})", {"id": "c"})
-        assert flaky.sent == 2 and session.run(read, {"ids": ["c"]}) == [{"id": "c"}]
 
         session._conn = flaky = _FullOnce(session._conn, failing=2)  # twice: the caller is told
         with pytest.raises(GraphCacheFull, match="send the call again"):
             session.run(read, {"ids": ["a"]})
         assert flaky.sent == 2
-        session._conn = flaky = _FullOnce(session._conn, failing=1)  # in a transaction: its caller's
-        with pytest.raises(GraphCacheFull), session.transaction():
-            session.run("CREATE (:Note {id: $id})", {"id": "d"})
-        assert flaky.sent == 1 and session.run(read, {"ids": ["d"]}) == []
+        for write in (session.run, session.transaction):  # a write, alone or in a transaction
+            session._conn = flaky = _FullOnce(session._conn, failing=1)
+            with pytest.raises(GraphCacheFull):
+                if write == session.run:
+                    session.run("CREATE (:Note {id: $id})", {"id": "c"})
+                else:
+                    with session.transaction():
+                        session.run("CREATE (:Note {id: $id})", {"id": "c"})
+            assert flaky.sent == 1 and session.run(read, {"ids": ["c"]}) == []
+    finally:
+        session.close()
+
+
+def test_a_rider_the_full_pool_failed_rolls_its_transaction_back_and_waits_for_the_retry(
+    tmp_path: Path,
+) -> None:
+    """A write's receipt rides on its transaction (``commit_with``). When the receipt's own
+    statement failed, the transaction was left open with its commit hooks armed and the receipt
+    gone: the retry committed the write without it, and the session's next transaction failed."""
+    session = KuzuSession(tmp_path / "graph.kuzu", max_db_size=1 << 32, buffer_pool_bytes=_POOL)
+    count = "MATCH (n:Note) RETURN count(*) AS n"
+    try:
+        session.execute("CREATE NODE TABLE Note(id STRING, PRIMARY KEY(id))")
+        session.commit_with("CREATE (:Note {id: $id})", {"id": "receipt"})
+        session._conn = flaky = _FullOnce(session._conn, failing=1, skip=1)  # the write, then its rider
+        with pytest.raises(GraphCacheFull) as full, session.transaction():
+            session.run("CREATE (:Note {id: $id})", {"id": "write"})
+        assert flaky.sent == 2 and full.value.room_made and session.has_rider()
+        assert not session.in_transaction and session.run(count) == [{"n": 0}]  # rolled back whole
+        with session.transaction():  # the retry
+            session.run("CREATE (:Note {id: $id})", {"id": "write"})
+        assert not session.has_rider() and session.run(count) == [{"n": 2}]
     finally:
         session.close()
 

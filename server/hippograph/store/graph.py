@@ -208,8 +208,7 @@ class KuzuGraphStore:
             return
         facts = list(facts)
         held = self._facts.get(f.id for f in facts)
-        if self._session.in_transaction:  # out until it commits: a second SET in it writes all
-            self._facts.discard(f.id for f in facts)
+        self._facts.discard(held)  # out until committed: a second SET first, or a failed publish
         for columns, rows in changed_states(facts, held).items():
             sets = ", ".join(f"f.{c} = v_{c}" for c in columns)
             self._session.for_each(rows, [("f:Fact", "id", "id")], "Fact", columns, f"SET {sets}")

@@ -292,16 +292,11 @@ class KuzuSession:
     def _failed(self, err: RuntimeError) -> StoreError:
         """``err`` as a caller's error, after freeing what a full pool needs freed (a checkpoint
         outside a transaction: the failed one has been rolled back)."""
-        made = False
         if (POOL_FULL in str(err) or _STORAGE_FAILED in str(err)) and self._hooks is None:
             _forget_frames(err)
             with suppress(RuntimeError, StoreError):
                 self._checkpoint_or_reopen()
-                made = True
-        failure = _engine_failure(err, self._buffer_pool_bytes)
-        if isinstance(failure, GraphCacheFull):
-            failure.room_made = made
-        return failure
+        return _engine_failure(err, self._buffer_pool_bytes)
 
     def rebuild(self) -> None:
         """Write the database afresh from its contents and swap it in, so that nothing deleted or
@@ -348,11 +343,12 @@ class KuzuSession:
             try:
                 rows = self._rows(query, params)
             except GraphCacheFull as full:
-                # Outside a transaction the statement was undone whole and room has been made
-                # (``_failed``): it is sent once more. The first keyed read after the graph was
-                # reopened to checkpoint in a larger pool failed so once (a 64 MiB budget, 5k
-                # facts, 2026-12-02), and its caller's remember with it; sent again, it passed.
-                if self._hooks is not None or not full.room_made:
+                # A read outside a transaction is sent once more, after ``_failed`` made room: the
+                # first keyed read after the graph was reopened to checkpoint in a larger pool
+                # failed so once (a 64 MiB budget, 5k facts, 2026-12-02), and its caller's
+                # remember with it; sent again, it passed. Not a write: one large enough for the
+                # engine's own checkpoint at commit may fail after it is stored.
+                if self._hooks is not None or _WRITES.search(query):
                     raise
                 _forget_frames(full)
                 rows = self._rows(query, params)
@@ -418,6 +414,9 @@ class KuzuSession:
             self._hooks = []
             try:
                 yield
+                rider = self._riders.get(threading.get_ident())
+                if rider is not None:  # rolled back with the rest if it fails, and kept for a retry
+                    self.run(*rider)
             except BaseException as err:
                 self._hooks = None
                 # A statement that failed (e.g. a full buffer pool) has rolled it back already;
@@ -428,9 +427,6 @@ class KuzuSession:
                     _forget_frames(err)
                     err.room_made = self._make_room()
                 raise
-            rider = self._riders.pop(threading.get_ident(), None)
-            if rider is not None:
-                self.run(*rider)
             hooks, self._hooks = self._hooks, None
             self._before_commit()
             try:
@@ -439,6 +435,7 @@ class KuzuSession:
                 with suppress(RuntimeError):
                     self._conn.execute("ROLLBACK")
                 raise self._failed(err) from err
+            self._riders.pop(threading.get_ident(), None)
             self._settle()
             self._publish(hooks)
 
