@@ -26,7 +26,6 @@ what kind and where, never what; nothing is written.
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Mapping
 from typing import Any
 
@@ -35,19 +34,10 @@ from hippograph.store.malloc_arenas import release_free_memory
 from hippograph.text import secret_rules_yaml, secrets_scan
 from hippograph.text.secrets_scan import SecretFinding
 
-_STARTED = threading.Event()
-
-
-def start() -> None:
-    """Begin reading the larger rule sets in the background (~30 ms once; again: nothing), so the
-    first write that is screened does not wait for them."""
-    if not _STARTED.is_set():
-        _STARTED.set()
-        threading.Thread(target=load, name="hippograph-secret-rules", daemon=True).start()
-
 
 def load() -> None:
-    """Read the larger rule sets now, if no one has (they are read once)."""
+    """Read the larger rule sets now, if no one has (they are read once): a server does so after
+    its first call (``Memory._load_for_writes``), so that the first write screened need not."""
     secret_rules_yaml.rules()
     release_free_memory()  # what parsing the YAML took and freed (~15 MB with the recogniser's)
 

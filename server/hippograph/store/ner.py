@@ -187,10 +187,6 @@ class NameFinder:
     def __init__(self, recogniser: Recogniser | None = None) -> None:
         self._recogniser = recogniser
 
-    def start(self) -> None:
-        if self._recogniser is not None:
-            self._recogniser.start()
-
     def load(self) -> None:
         if self._recogniser is not None:
             self._recogniser.load()
