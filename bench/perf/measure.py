@@ -78,8 +78,8 @@ _VM_FIELDS = {"VmRSS": "now", "VmHWM": "peak", "RssAnon": "anon", "RssFile": "fi
 
 
 def vm_status(pid: int | None) -> dict[str, float] | None:
-    """Current and peak resident set of a process, MB (VmRSS, VmHWM), and what is resident now of
-    its anonymous memory and of files it maps (its libraries' code, mostly)."""
+    """Current and peak resident set of a process, MB (VmRSS, VmHWM), what is resident now of its
+    anonymous memory and of files it maps (its libraries' code, mostly), and of pages shared."""
     if pid is None:
         return None
     out: dict[str, float] = {}
@@ -88,6 +88,13 @@ def vm_status(pid: int | None) -> dict[str, float] | None:
             name = line.split(":", 1)[0]
             if name in _VM_FIELDS:
                 out[_VM_FIELDS[name]] = round(int(line.split()[1]) / 1024.0, 1)
+        # Pages another process maps too (the bench worker maps the same libraries): the server
+        # cannot hand them back (code_pages), and they are in RAM once for both.
+        shared = 0
+        for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+            if line.startswith(("Shared_Clean:", "Shared_Dirty:")):
+                shared += int(line.split()[1])
+        out["shared"] = round(shared / 1024.0, 1)
     except OSError:
         return None
     return out

@@ -48,7 +48,8 @@ def notes_for(results: list[dict[str, Any]], peers: dict[str, Any] | None, meta:
         if rss:
             steps = ", ".join(
                 f"{step.replace('_', ' ')} {v.get('now')} MB (peak {v.get('peak')}; "
-                f"anonymous {v.get('anon')}, files {v.get('files')})"
+                f"anonymous {v.get('anon')}, files {v.get('files')}, shared with other processes "
+                f"{v.get('shared')})"
                 for step, v in rss.items()
                 if v
             )
