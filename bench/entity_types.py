@@ -7,15 +7,17 @@ a temporary data dir, no ``entities`` argument: the server finds the names). The
 name is looked up in that scope: the entity's type is right, neutral (``concept``: the server
 claims no type), wrong, or there is no entity of that name at all.
 
-Five sets: ``bench/data/entity_types_dev.jsonl`` (120 sentences, written with the typing code
+Six sets: ``bench/data/entity_types_dev.jsonl`` (120 sentences, written with the typing code
 in view), ``bench/data/entity_types_dev_b.jsonl`` (160 sentences by someone who did not see the
 typing code: held out until 2026-11-30, when its totals showed that the phrase frames
 (text/name_frames.py), chosen on the first set, did not carry over; its sentences were read and
 tuned on from then), ``bench/data/entity_types_dev_c.jsonl`` (240 sentences by a helper that saw
 neither, written to be read and tuned on), ``bench/data/entity_types_train.jsonl`` (480
 sentences by a helper that saw neither, written to fit a typer on: 2026-12-01, see git log)
-and ``bench/data/entity_types_fresh.jsonl`` (240 sentences written by another helper that saw
-neither the code nor the other sets; read only as totals, never fitted on).
+``bench/data/entity_types_fresh.jsonl`` (240 sentences written by another helper that saw
+neither the code nor the other sets; read only as totals, never fitted on, but a rule was kept
+on 2026-12-02 with its total in view) and ``bench/data/entity_types_heldout_2.jsonl`` (240 more
+by a helper that saw nothing of the project, 2026-12-02: the clean held-out set).
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ SETS = {
     "dev c": HERE / "data" / "entity_types_dev_c.jsonl",
     "train": HERE / "data" / "entity_types_train.jsonl",
     "held out": HERE / "data" / "entity_types_fresh.jsonl",
+    "held out 2": HERE / "data" / "entity_types_heldout_2.jsonl",
 }
 TYPES = ("person", "place", "organization", "tool")
 OUTCOMES = ("right", "neutral", "wrong", "no entity")
