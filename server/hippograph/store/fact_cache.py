@@ -57,13 +57,17 @@ class FactCache:
                 _, (_, size) = self._facts.popitem(last=False)
                 self._bytes -= size
 
-    def discard(self, ids: Iterable[str]) -> None:
-        """Hold none of ``ids`` (being written: their committed versions come back on commit)."""
+    def take(self, ids: Iterable[str]) -> dict[str, Fact]:
+        """Those of ``ids`` the cache holds, no longer held (being written: their committed
+        versions come back on commit)."""
+        taken: dict[str, Fact] = {}
         with self._lock:
             for fid in ids:
                 held = self._facts.pop(fid, None)
                 if held is not None:
+                    taken[fid] = held[0]
                     self._bytes -= held[1]
+        return taken
 
     def held_bytes(self) -> tuple[int, int]:
         """(facts held, their estimated bytes)."""

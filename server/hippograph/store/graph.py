@@ -207,8 +207,8 @@ class KuzuGraphStore:
         if not facts:
             return
         facts = list(facts)
-        held = self._facts.get(f.id for f in facts)
-        self._facts.discard(held)  # out until committed: a second SET first, or a failed publish
+        # Out of the cache until committed: a second SET first, or a failed publish, writes all.
+        held = self._facts.take(f.id for f in facts)
         for columns, rows in changed_states(facts, held).items():
             sets = ", ".join(f"f.{c} = v_{c}" for c in columns)
             self._session.for_each(rows, [("f:Fact", "id", "id")], "Fact", columns, f"SET {sets}")
